@@ -1,0 +1,1 @@
+"""PettingZoo front doors (AEC and parallel) over the games' rules engines."""

@@ -1,0 +1,390 @@
+"""
+# Fight 5 (`fight_envs.fight5_v0`)
+
+| | |
+| --- | --- |
+| Import | `from fight_envs import fight5_v0` |
+| Actions | Discrete(13): the rank of the card to place (0..11 = cards 2..13, 12 = star) |
+| Parallel API | yes (`fight5_v0.parallel_env`), authored natively |
+| Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..5) |
+| Observation | dict: `observation` Box(0, 100, (627,), float32), `action_mask` Box(0, 1, (13,), int8) |
+| Episode length | fixed: `num_bouts` x 25 decisions per player at most (AEC: n x that many steps) |
+| Rules | `seeds/fight5.md` |
+
+Fight 5 is a simultaneous card game: every round each player places one card face down at each
+of its five clashes, then all are revealed and each clash is resolved. Here each placement is one
+decision ("which card goes to this clash"), so a round is five decisions per player, one per
+slot, in the fixed slot order of ``fight_envs/games/fight5/topology.py``.
+
+**AEC** (`env`, `raw_env`): within a round, `player_0` makes its five placements, then
+`player_1`, and so on; then the round is revealed. Nobody sees another player's placements
+before the reveal. **Parallel** (`parallel_env`): five steps per round, each step every player
+places the card for one slot at once.
+
+**Observation** (egocentric, seat 0 = me, padded to 5 players / 11 clashes so one network plays
+every count): documented feature by feature in ``fight_envs/games/fight5/observe.py``. Hidden
+information (others' hands and face-down cards, deck and stack order) never enters it.
+
+**Action mask**: 1 for each rank the acting agent holds; all zeros for an agent that is not
+acting. Also in ``info["action_mask"]``.
+
+**Rewards**: ``reward="outcome"`` (default): at the end, +1 for a sole winner, 0 to each player
+sharing the win, -1 to every other player; nothing before. ``reward="score"``: after every bout,
+(my bout points - mean bout points of the others) / 100.
+
+**Info** (the same keys at every step): ``action_mask``; ``score`` (mine); ``scores`` and
+``bout_points`` (every player's total and last-bout points, egocentric order); ``bout``,
+``round`` (0-based, of the current or last bout). Richer summaries: ``env.unwrapped.game``
+(the engine), ``bout_summary()`` and ``game_record()``.
+
+**Illegal actions**: ``raw_env`` / ``parallel_raw_env`` raise ``IllegalActionError`` and change
+nothing. ``env()`` and ``parallel_env()`` end the game with -1 for the offender (0 for the
+others) and a warning, PettingZoo's convention.
+
+**Options** (constructor): ``num_players=2`` (2..5), ``num_bouts=3``, ``target_score=200``
+(None: no target), ``reward="outcome"|"score"``, ``render_mode=None|"ansi"|"human"``,
+``viewer=None|int`` (whose hand a rendering shows), ``cards=None|path`` (card data JSON).
+**Reset options**: ``{"deals": [deal per bout]}``, each deal ``{"clash_stacks": [[cards top
+first] x stacks], "player_decks": [[25 cards top first] x players]}``; bouts without a deal are
+shuffled from the seed.
+
+**Determinism**: `reset(seed=s)` reproduces the game exactly. `env.unwrapped.game_record()`
+returns JSON data that `fight_envs.games.fight5.record.replay` plays back.
+
+Version history: v0: first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.seeding import make_rng
+from fight_envs.games.fight5.cards import DEFAULT_CARDS, load_cards
+from fight_envs.games.fight5.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.fight5.record import make_record
+from fight_envs.games.fight5.render import render_text
+from fight_envs.games.fight5.rules import NUM_ACTIONS, Fight5Config, Fight5Game, parse_deal
+
+ENV_NAME = "fight5_v0"
+REWARD_MODES = ("outcome", "score")
+RENDER_MODES = ["human", "ansi"]
+RESET_OPTIONS = ("deals",)
+ILLEGAL_REWARD = -1.0
+SCORE_REWARD_SCALE = 100.0
+
+ENV_OPTIONS: dict[str, Any] = {
+    "num_players": 2,
+    "num_bouts": 3,
+    "target_score": 200,
+    "reward": "outcome",
+    "render_mode": None,
+    "viewer": None,
+    "cards": None,
+}
+"""Constructor options and their defaults (listed by the suite's registry)."""
+
+
+class _Fight5Table:
+    """What the AEC and parallel envs share: the engine, spaces, observations, infos, rewards."""
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        num_bouts: int = 3,
+        target_score: int | None = 200,
+        reward: str = "outcome",
+        render_mode: str | None = None,
+        viewer: int | None = None,
+        cards: str | None = None,
+    ) -> None:
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.config = Fight5Config(num_players=num_players, num_bouts=num_bouts, target_score=target_score)
+        if viewer is not None and (not isinstance(viewer, int) or not 0 <= viewer < num_players):
+            raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
+        self.cards = DEFAULT_CARDS if cards is None else load_cards(cards)
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.viewer = viewer
+        self.game = Fight5Game(self.config, self.cards)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.seed: int | None = None
+        self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        options = options or {}
+        check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
+        deals = options.get("deals")
+        parsed = None
+        if deals is not None:
+            if not isinstance(deals, (list, tuple)) or len(deals) > self.config.num_bouts:
+                raise ConfigError(f"reset option 'deals' must be a list of at most {self.config.num_bouts} bout deals")
+            parsed = [parse_deal(d, self.config.num_players, self.cards, f"deals[{i}]") for i, d in enumerate(deals)]
+        rng, self.seed = make_rng(seed)
+        self.game.new_game(rng, parsed)
+        self._obs_cache.clear()
+
+    def observation(self, seat: int, acting: bool) -> dict[str, np.ndarray]:
+        """Observation of ``seat``; its mask is zero unless ``acting``."""
+        cached = self._obs_cache.get(seat)
+        if cached is None or cached[0] != self.game.version:
+            cached = (self.game.version, encode(self.game, seat))
+            self._obs_cache[seat] = cached
+        mask = self.game.legal_action_mask(seat) if acting else self._zero_mask.copy()
+        return {"observation": cached[1], "action_mask": mask}
+
+    def info(self, seat: int, mask: np.ndarray) -> dict[str, Any]:
+        g = self.game
+        rel = [(seat + k) % g.num_players for k in range(g.num_players)]
+        last = g.bout_points[-1] if g.bout_points else np.zeros(g.num_players, dtype=np.int64)
+        return {
+            "action_mask": mask,
+            "score": int(g.scores[seat]),
+            "scores": g.scores[rel].copy(),
+            "bout_points": last[rel].copy(),
+            "bout": int(min(g.bout, g.config.num_bouts - 1)),
+            "round": int(min(g.round, g.cards.rounds_per_bout - 1)),
+        }
+
+    def rewards_after(self, bouts_before: int) -> np.ndarray:
+        """Per-seat rewards earned by the step that just happened."""
+        g = self.game
+        n = g.num_players
+        if self.reward_mode == "score":
+            if len(g.bout_points) > bouts_before:
+                pts = g.bout_points[-1].astype(np.float64)
+                others_mean = (pts.sum() - pts) / (n - 1)
+                return (pts - others_mean) / SCORE_REWARD_SCALE
+            return np.zeros(n)
+        return g.returns() if g.is_terminal() else np.zeros(n)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=3)
+            return None
+        text = render_text(self.game, self.viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def bout_summary(self) -> dict[str, Any]:
+        """Everything about the last reveal and finished bouts, for logs (not for info)."""
+        g = self.game
+        return {
+            "bout": g.bout,
+            "round": g.round,
+            "scores": g.scores.tolist(),
+            "bout_points": [p.tolist() for p in g.bout_points],
+            "last_reveal": [
+                {"clash": r.clash, "clash_card": r.clash_card, "plays": r.plays, "winner": r.winner, "cards_won": r.cards_won}
+                for r in g.last_results
+            ],
+            "winners": g.winners() if g.is_terminal() else [],
+        }
+
+
+class raw_env(AECEnv):
+    """Fight 5, turn-based (AEC) form. See the module docstring for the full card."""
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        self.table = _Fight5Table(**options)
+        self.game = self.table.game
+        self.possible_agents = list(self.table.possible_agents)
+        self.render_mode = self.table.render_mode
+        self.observation_spaces = self.table.observation_spaces
+        self.action_spaces = self.table.action_spaces
+        self.max_episode_steps = self.game.max_actions_per_player * len(self.possible_agents)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.table.start(seed, options)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player()]
+        self.infos = {}
+        self._refresh_infos()
+
+    def _refresh_infos(self) -> None:
+        acting = self.agent_selection
+        for agent in self.agents:
+            seat = self.table.seat[agent]
+            mask = self.game.legal_action_mask(seat) if agent == acting and not self.game.is_terminal() else self.table._zero_mask.copy()
+            self.infos[agent] = self.table.info(seat, mask)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        acting = agent == self.agent_selection and not self.game.is_terminal()
+        return self.table.observation(self.table.seat[agent], acting)
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.table.seat[agent]
+        bouts_before = len(self.game.bout_points)
+        self.game.apply_action(seat, action)  # raises IllegalActionError, changing nothing
+        self._cumulative_rewards[agent] = 0.0
+        step_rewards = self.table.rewards_after(bouts_before)
+        self.rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
+        if self.game.is_terminal():
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player()]
+        self._refresh_infos()
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        return self.table.render()
+
+    def close(self) -> None:
+        pass
+
+    def bout_summary(self) -> dict[str, Any]:
+        return self.table.bout_summary()
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as JSON-ready data (replay with ``fight5.record.replay``)."""
+        return make_record(self.game, self.table.seed)
+
+
+def env(**options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
+    aec = raw_env(**options)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+class parallel_raw_env(ParallelEnv):
+    """Fight 5, simultaneous (parallel) form: each step every player fills one slot.
+
+    ``illegal_action="raise"`` (this class's default) raises IllegalActionError and changes
+    nothing; ``"terminate"`` (what :func:`parallel_env` uses) ends the game, gives each offender
+    -1 and the others 0, and warns.
+    """
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "render_fps": 1}
+
+    def __init__(self, illegal_action: str = "raise", **options: Any) -> None:
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        if illegal_action not in ("raise", "terminate"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.table = _Fight5Table(**options)
+        self.game = self.table.game
+        self.possible_agents = list(self.table.possible_agents)
+        self.agents: list[str] = []
+        self.render_mode = self.table.render_mode
+        self.observation_spaces = self.table.observation_spaces
+        self.action_spaces = self.table.action_spaces
+        self.max_episode_steps = self.game.max_actions_per_player
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _observe_all(self, live: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        live = live and not self.game.is_terminal()
+        obs, infos = {}, {}
+        for agent in self.agents:
+            seat = self.table.seat[agent]
+            o = self.table.observation(seat, acting=live)
+            obs[agent] = o
+            infos[agent] = self.table.info(seat, o["action_mask"].copy())
+        return obs, infos
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        self.table.start(seed, options)
+        self.agents = list(self.possible_agents)
+        return self._observe_all()
+
+    def step(self, actions: dict[str, int]):
+        if not self.agents:
+            raise IllegalActionError("the game is over; call reset() before step()")
+        missing = sorted(set(self.agents) - set(actions))
+        extra = sorted(set(actions) - set(self.agents))
+        if missing or extra:
+            raise IllegalActionError(f"step() needs one action for each of {self.agents}; missing {missing}, unknown {extra}")
+        offenders = [a for a in self.agents if not self._is_legal(a, actions[a])]
+        if offenders:
+            if self.illegal_action == "raise":
+                seat = self.table.seat[offenders[0]]
+                self.game.apply_action(seat, actions[offenders[0]])  # raises with the legal set
+            return self._terminate_illegal(offenders)
+        bouts_before = len(self.game.bout_points)
+        for agent in self.agents:
+            self.game.apply_action(self.table.seat[agent], actions[agent])
+        step_rewards = self.table.rewards_after(bouts_before)
+        rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
+        done = self.game.is_terminal()
+        terminations = {a: done for a in self.agents}
+        truncations = {a: False for a in self.agents}
+        obs, infos = self._observe_all()
+        if done:
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def _is_legal(self, agent: str, action: Any) -> bool:
+        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        return is_int and 0 <= action < NUM_ACTIONS and bool(self.game.legal_action_mask(self.table.seat[agent])[action])
+
+    def _terminate_illegal(self, offenders: list[str]):
+        warnings.warn(f"illegal action by {offenders}; the game ends with {ILLEGAL_REWARD} for them", stacklevel=3)
+        obs, infos = self._observe_all(live=False)
+        rewards = {a: (ILLEGAL_REWARD if a in offenders else 0.0) for a in self.agents}
+        terminations = {a: True for a in self.agents}
+        truncations = {a: False for a in self.agents}
+        self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        return self.table.render()
+
+    def close(self) -> None:
+        pass
+
+    def bout_summary(self) -> dict[str, Any]:
+        return self.table.bout_summary()
+
+    def game_record(self) -> dict[str, Any]:
+        return make_record(self.game, self.table.seed)
+
+
+def parallel_env(**options: Any) -> ParallelEnv:
+    """The parallel env; an illegal action ends the game with -1 for the offender, and warns."""
+    return parallel_raw_env(illegal_action="terminate", **options)
+

@@ -1,0 +1,75 @@
+"""The one agent protocol of the suite, and the uniform-random baseline every game shares.
+
+An agent acts from an observation vector and its action mask, one at a time (``act``) or in
+batches (``act_batch``, one row per game). It owns its random generator, seeded through
+``seed()``, so a match is reproduced by its seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class Agent:
+    """Base class. Subclasses override ``act`` (scripted agents) or ``act_batch`` (networks).
+
+    ``name`` identifies the agent in tables and logs; ``version`` changes whenever the
+    strategy of a scripted agent changes, so old results are not confused with new ones.
+    """
+
+    name: str = "agent"
+    version: int = 1
+    game: str | None = None
+    """The game this agent is written for (None: any game)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's own generator (the arena does this before every game)."""
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Called at the start of every game; agents with per-game memory clear it here."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return one legal action for one observation."""
+        if type(self).act_batch is Agent.act_batch:
+            raise NotImplementedError(f"{type(self).__name__} must override act() or act_batch()")
+        return int(self.act_batch(observation[None], action_mask[None])[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Return one legal action per row of ``observations`` / ``action_masks``."""
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}-v{self.version}" if self.version else self.name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.label}>"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "game": self.game, "class": type(self).__name__}
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions: the floor every other agent must beat."""
+
+    name = "random"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(action_masks, dtype=np.float64)
+        if np.any(masks.sum(axis=1) == 0):
+            raise ValueError("no legal action: an action mask row is all zeros")
+        # Gumbel-free uniform choice among legal actions: random keys, masked argmax.
+        keys = self.rng.random(masks.shape) * masks - (1 - masks)
+        return keys.argmax(axis=1).astype(np.int64)

@@ -67,10 +67,11 @@ from pettingzoo.utils import wrappers
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
 from fight_envs.games.fight5.cards import DEFAULT_CARDS, load_cards
-from fight_envs.games.fight5.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.fight5.observe import OBS_HIGH, OBS_SIZE, encode_private, encode_public, public_values
 from fight_envs.games.fight5.record import make_record
 from fight_envs.games.fight5.render import render_text
 from fight_envs.games.fight5.rules import NUM_ACTIONS, Fight5Config, Fight5Game, parse_deal
+from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER
 
 ENV_NAME = "fight5_v0"
 REWARD_MODES = ("outcome", "score")
@@ -127,7 +128,14 @@ class _Fight5Table:
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.seed: int | None = None
+        # seat -> (game.version, observation vector): observe() twice without a step is free
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        # seat -> (game.public_version, public features): encoded once per round per seat, from
+        # (game.public_version, public_values(game)), computed once per round for all seats
+        self._public_cache: dict[int, tuple[int, np.ndarray]] = {}
+        self._values_cache: tuple[int, np.ndarray] | None = None
+        # (game.public_version, per seat (score, scores, bout_points) in egocentric order, bout, round)
+        self._info_cache: tuple[int, list[tuple[int, np.ndarray, np.ndarray]], int, int] | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
@@ -142,27 +150,53 @@ class _Fight5Table:
         rng, self.seed = make_rng(seed)
         self.game.new_game(rng, parsed)
         self._obs_cache.clear()
+        self._public_cache.clear()
+        self._values_cache = None
+        self._info_cache = None
 
     def observation(self, seat: int, acting: bool) -> dict[str, np.ndarray]:
         """Observation of ``seat``; its mask is zero unless ``acting``."""
+        g = self.game
         cached = self._obs_cache.get(seat)
-        if cached is None or cached[0] != self.game.version:
-            cached = (self.game.version, encode(self.game, seat))
+        if cached is None or cached[0] != g.version:
+            public = self._public_cache.get(seat)
+            if public is None or public[0] != g.public_version:
+                if self._values_cache is None or self._values_cache[0] != g.public_version:
+                    self._values_cache = (g.public_version, public_values(g))
+                public = (g.public_version, encode_public(g, seat, self._values_cache[1]))
+                self._public_cache[seat] = public
+            obs = public[1].copy()  # the cached public part is never handed out, so never changed
+            encode_private(g, seat, obs)
+            cached = (g.version, obs)
             self._obs_cache[seat] = cached
-        mask = self.game.legal_action_mask(seat) if acting else self._zero_mask.copy()
+        mask = g.legal_action_mask(seat) if acting else self._zero_mask.copy()
         return {"observation": cached[1], "action_mask": mask}
 
     def info(self, seat: int, mask: np.ndarray) -> dict[str, Any]:
         g = self.game
-        rel = [(seat + k) % g.num_players for k in range(g.num_players)]
-        last = g.bout_points[-1] if g.bout_points else np.zeros(g.num_players, dtype=np.int64)
+        if self._info_cache is None or self._info_cache[0] != g.public_version:
+            # scores, bout points, bout and round change only with the public version
+            n = g.num_players
+            last = g.bout_points[-1] if g.bout_points else np.zeros(n, dtype=np.int64)
+            per_seat = []
+            for s in range(n):
+                rel = [(s + k) % n for k in range(n)]
+                per_seat.append((int(g.scores[s]), g.scores[rel], last[rel]))
+            self._info_cache = (
+                g.public_version,
+                per_seat,
+                int(min(g.bout, g.config.num_bouts - 1)),
+                int(min(g.round, g.cards.rounds_per_bout - 1)),
+            )
+        _, per_seat, bout, rnd = self._info_cache
+        score, scores, bout_points = per_seat[seat]
         return {
             "action_mask": mask,
-            "score": int(g.scores[seat]),
-            "scores": g.scores[rel].copy(),
-            "bout_points": last[rel].copy(),
-            "bout": int(min(g.bout, g.config.num_bouts - 1)),
-            "round": int(min(g.round, g.cards.rounds_per_bout - 1)),
+            "score": score,
+            "scores": scores.copy(),  # each info owns its arrays: a user may keep or change them
+            "bout_points": bout_points.copy(),
+            "bout": bout,
+            "round": rnd,
         }
 
     def rewards_after(self, bouts_before: int) -> np.ndarray:
@@ -234,14 +268,28 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player()]
         self.infos = {}
+        self._infos_public_version: int | None = None
+        self._infos_acting: str | None = None
         self._refresh_infos()
 
     def _refresh_infos(self) -> None:
-        acting = self.agent_selection
-        for agent in self.agents:
+        g = self.game
+        acting = None if g.is_terminal() else self.agent_selection
+        if self._infos_public_version != g.public_version:
+            # a round, bout or game ended (or a game began): every agent's info changed
+            stale: Any = self.agents
+            self._infos_public_version = g.public_version
+        else:
+            # mid-round only masks change: the acting agent's, and the one that just stopped
+            # acting; every other agent keeps its info dict, which nobody changes afterwards
+            stale = (self._infos_acting, acting) if self._infos_acting != acting else (acting,)
+        for agent in stale:
+            if agent is None:
+                continue
             seat = self.table.seat[agent]
-            mask = self.game.legal_action_mask(seat) if agent == acting and not self.game.is_terminal() else self.table._zero_mask.copy()
+            mask = g.legal_action_mask(seat) if agent == acting else self.table._zero_mask.copy()
             self.infos[agent] = self.table.info(seat, mask)
+        self._infos_acting = acting
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         acting = agent == self.agent_selection and not self.game.is_terminal()
@@ -256,8 +304,12 @@ class raw_env(AECEnv):
         bouts_before = len(self.game.bout_points)
         self.game.apply_action(seat, action)  # raises IllegalActionError, changing nothing
         self._cumulative_rewards[agent] = 0.0
-        step_rewards = self.table.rewards_after(bouts_before)
-        self.rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
+        if len(self.game.bout_points) == bouts_before:
+            # no bout ended, so the game did not end either: nobody earns anything, in either reward mode
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            step_rewards = self.table.rewards_after(bouts_before)
+            self.rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
         if self.game.is_terminal():
             self.terminations = {a: True for a in self.agents}
         else:
@@ -348,8 +400,12 @@ class parallel_raw_env(ParallelEnv):
         bouts_before = len(self.game.bout_points)
         for agent in self.agents:
             self.game.apply_action(self.table.seat[agent], actions[agent])
-        step_rewards = self.table.rewards_after(bouts_before)
-        rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
+        if len(self.game.bout_points) == bouts_before:
+            # no bout ended, so the game did not end either: nobody earns anything, in either reward mode
+            rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            step_rewards = self.table.rewards_after(bouts_before)
+            rewards = {a: float(step_rewards[self.table.seat[a]]) for a in self.agents}
         done = self.game.is_terminal()
         terminations = {a: done for a in self.agents}
         truncations = {a: False for a in self.agents}
@@ -360,7 +416,11 @@ class parallel_raw_env(ParallelEnv):
 
     def _is_legal(self, agent: str, action: Any) -> bool:
         is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        return is_int and 0 <= action < NUM_ACTIONS and bool(self.game.legal_action_mask(self.table.seat[agent])[action])
+        if not is_int or not 0 <= action < NUM_ACTIONS:
+            return False
+        # legal_action_mask(seat)[action] without building the mask
+        g, seat = self.game, self.table.seat[agent]
+        return not g.game_over and g.num_committed[seat] < SLOTS_PER_PLAYER and bool(g.hands[seat, action] > 0)
 
     def _terminate_illegal(self, offenders: list[str]):
         warnings.warn(f"illegal action by {offenders}; the game ends with {ILLEGAL_REWARD} for them", stacklevel=3)

@@ -116,20 +116,29 @@ def parse_cards(data: dict[str, Any], source: str = "cards.json") -> Fight5Cards
         n = int(players)
         if stacks != 2 * n + 1:
             raise CardDataError(
-                f"{source}: {n} players need {2 * n + 1} clash stacks (one middle clash and two per "
-                f"neighbouring pair), got {stacks}"
+                f"{source}: 'clash_stacks': {n} players need {2 * n + 1} clash stacks (one middle clash and "
+                f"two per neighbouring pair), got {stacks}"
             )
         if stacks * stack_size > clash_deck.sum():
-            raise CardDataError(f"{source}: {stacks} stacks of {stack_size} need more than the clash deck's {clash_deck.sum()} cards")
+            raise CardDataError(
+                f"{source}: 'clash_stacks': {stacks} stacks of {stack_size} need more than the clash deck's "
+                f"{clash_deck.sum()} cards"
+            )
         if n > len(elements):
-            raise CardDataError(f"{source}: {n} players need {n} player decks but only {len(elements)} elements are named")
+            raise CardDataError(
+                f"{source}: 'elements': {n} players need {n} player decks but only {len(elements)} elements are named"
+            )
         clash_stacks[n] = stacks
     if player_deck.sum() % rounds != 0:
-        raise CardDataError(f"{source}: a player deck of {player_deck.sum()} cards does not split into {rounds} rounds")
+        raise CardDataError(
+            f"{source}: 'player_deck': a deck of {player_deck.sum()} cards does not split into {rounds} rounds"
+        )
     if player_deck.sum() // rounds != 5:
-        raise CardDataError(f"{source}: each round draws one card per clash (5); the player deck must hold {5 * rounds} cards")
+        raise CardDataError(
+            f"{source}: 'player_deck': each round draws one card per clash (5); the deck must hold {5 * rounds} cards"
+        )
     if stack_size < rounds:
-        raise CardDataError(f"{source}: stacks of {stack_size} cards run out before {rounds} rounds")
+        raise CardDataError(f"{source}: 'stack_size': stacks of {stack_size} cards run out before {rounds} rounds")
     scoring = data.get("scoring")
     if not isinstance(scoring, dict):
         raise CardDataError(f"{source}: 'scoring' must be an object")

@@ -75,4 +75,10 @@ def replay(
             raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
     if [int(s) for s in game.scores] != list(record["scores"]):
         raise RecordError(f"replayed scores {game.scores.tolist()} differ from the record's {record['scores']}")
+    # Optional fields (older or hand-written records may omit them) must match when present too.
+    bout_points = [p.tolist() for p in game.bout_points]
+    if "bout_points" in record and bout_points != record["bout_points"]:
+        raise RecordError(f"replayed bout points {bout_points} differ from the record's {record['bout_points']}")
+    if "finished" in record and game.is_terminal() != record["finished"]:
+        raise RecordError(f"the record says finished={record['finished']!r}, the replayed game's is {game.is_terminal()}")
     return game

@@ -136,6 +136,11 @@ class Fight5Game:
 
     def __post_init__(self) -> None:
         n = self.config.num_players
+        if n not in self.cards.clash_stacks:
+            # Custom card data may list fewer player counts; fail here, not with a KeyError at deal time.
+            raise ConfigError(
+                f"the card data has no clash-stack count for {n} players; it supports {sorted(self.cards.clash_stacks)}"
+            )
         self.topo: Topology = topology(n)
         self.num_clashes = self.topo.num_clashes
         self.points_per_rank = self.cards.points_per_rank()
@@ -143,9 +148,21 @@ class Fight5Game:
         self._sharer_slots = [
             [(s, int(self.topo.slot_of[c, s])) for s in self.topo.sharers[c]] for c in range(self.num_clashes)
         ]
+        # Every play of a round as flat arrays (play p: seat _play_seat[p] puts the card of its slot
+        # _play_slot[p] at clash _play_clash[p]), so a reveal is a few numpy operations, not one
+        # per card; _clash_plays[c] lists (seat, p) for clash c, seats ascending.
+        plays = [(c, s, slot) for c in range(self.num_clashes) for s, slot in self._sharer_slots[c]]
+        self._play_clash = np.array([c for c, _, _ in plays], dtype=np.int64)
+        self._play_seat = np.array([s for _, s, _ in plays], dtype=np.int64)
+        self._play_slot = np.array([slot for _, _, slot in plays], dtype=np.int64)
+        self._clash_plays = [[(s, p) for p, (c2, s, _) in enumerate(plays) if c2 == c] for c in range(self.num_clashes)]
         self.max_actions_per_player = self.config.num_bouts * self.cards.rounds_per_bout * SLOTS_PER_PLAYER
         self.game_over = True
         self.version = 0  # bumped on every change; observation caches key on it
+        # Bumped only when public information changes (a round starts, the game ends): placing a
+        # card face down changes nothing public, so the envs reuse each seat's public features
+        # for the whole round and re-encode only its hand and slots after each placement.
+        self.public_version = 0
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, deals: list[BoutDeal] | None = None) -> None:
@@ -198,15 +215,18 @@ class Fight5Game:
 
     def _start_round(self) -> None:
         """Steps 1-2: everyone draws five; flip a clash card wherever none is face up."""
-        for seat, deck in enumerate(self.decks):
-            for _ in range(self.hand_size):
-                self.hands[seat, deck.pop()] += 1
+        n = self.num_players
+        # all draws in one numpy update (flat index seat * 13 + rank) rather than one per card
+        drawn = [seat * NUM_RANKS + deck.pop() for seat, deck in enumerate(self.decks) for _ in range(self.hand_size)]
+        self.hands += np.bincount(drawn, minlength=n * NUM_RANKS).reshape(n, NUM_RANKS)
+        face_up = self.clash_card.tolist()
         for c, stack in enumerate(self.clash_stacks):
-            if self.clash_card[c] == NO_CARD and stack:
+            if face_up[c] == NO_CARD and stack:
                 rank = stack.pop()
                 self.clash_card[c] = rank
                 self.clash_seen[rank] += 1
         self.version += 1
+        self.public_version += 1
 
     # ----------------------------------------------------------------- queries
     @property
@@ -271,29 +291,38 @@ class Fight5Game:
         self.num_committed[seat] += 1
         self.actions.append((int(seat), action))
         self.version += 1
-        if all(k == SLOTS_PER_PLAYER for k in self.num_committed):
+        if self.num_committed.count(SLOTS_PER_PLAYER) == self.num_players:  # every slot is filled
             self._resolve_round()
 
     def _resolve_round(self) -> None:
         """Steps 4-5: reveal, resolve every clash, then next round or the end of the bout."""
+        n = self.num_players
+        # Reveal every card at once. (clash, seat) pairs are distinct, so plain fancy-index
+        # assignment is exact; one seat may reveal two cards of a rank, hence bincount there.
+        ranks = self.committed[self._play_seat, self._play_slot]
         self.last_plays.fill(NO_CARD)
+        self.last_plays[self._play_clash, self._play_seat] = ranks
+        self.pot[self._play_clash, self._play_seat, ranks] += 1  # played cards join whatever is left in play there
+        self.revealed += np.bincount(self._play_seat * NUM_RANKS + ranks, minlength=n * NUM_RANKS).reshape(n, NUM_RANKS)
+        rank_of_play = ranks.tolist()
+        clash_cards = self.clash_card.tolist()
+        in_play = self.pot.sum(axis=(1, 2)).tolist()
         results = []
-        for c in range(self.num_clashes):
-            plays = {s: int(self.committed[s, slot]) for s, slot in self._sharer_slots[c]}
-            for s, rank in plays.items():
-                self.last_plays[c, s] = rank
-                self.revealed[s, rank] += 1
-                self.pot[c, s, rank] += 1  # played cards join whatever is left in play there
-            clash_card = int(self.clash_card[c])
+        won_clashes = []
+        for c, sharer_plays in enumerate(self._clash_plays):
+            plays = {s: rank_of_play[p] for s, p in sharer_plays}
+            clash_card = clash_cards[c]
             winner = clash_winner(clash_card, plays)
             won = 0
             if winner != NO_CARD:
-                won = int(self.pot[c].sum()) + 1
-                self.point_pile[winner, : self.num_players] += self.pot[c]
-                self.point_pile[winner, self.num_players, clash_card] += 1
-                self.pot[c] = 0
-                self.clash_card[c] = NO_CARD
+                won = in_play[c] + 1
+                self.point_pile[winner, :n] += self.pot[c]
+                self.point_pile[winner, n, clash_card] += 1
+                won_clashes.append(c)
             results.append(ClashResult(c, clash_card, plays, winner, won))
+        if won_clashes:
+            self.pot[won_clashes] = 0
+            self.clash_card[won_clashes] = NO_CARD
         self.last_results = results
         self.committed.fill(NO_CARD)
         self.num_committed = [0] * self.num_players
@@ -332,6 +361,7 @@ class Fight5Game:
         if self.bout >= self.config.num_bouts or (target is not None and self.scores.max() >= target):
             self.game_over = True
             self.version += 1
+            self.public_version += 1
         else:
             self._start_bout()
 
@@ -351,6 +381,10 @@ class Fight5Game:
         return out
 
 
+_RANK_VALUE: tuple[int, ...] = tuple(RANK_VALUES.tolist())
+"""RANK_VALUES as Python ints: clash_winner runs for every clash of every round."""
+
+
 def clash_winner(clash_card: int, plays: dict[int, int]) -> int:
     """Clashes: who wins a clash given its Clash Card and this round's plays, or NO_CARD.
 
@@ -365,6 +399,6 @@ def clash_winner(clash_card: int, plays: dict[int, int]) -> int:
         return NO_CARD
     best = max(plays.values())
     leaders = [s for s, r in plays.items() if r == best]
-    if len(leaders) == 1 and RANK_VALUES[best] >= RANK_VALUES[clash_card]:
+    if len(leaders) == 1 and _RANK_VALUE[best] >= _RANK_VALUE[clash_card]:
         return leaders[0]
     return NO_CARD

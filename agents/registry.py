@@ -1,0 +1,71 @@
+"""Agents by name: ``make_agent("heuristic")``, ``make_agent("runs/x/model.zip")``, ``list_agents()``.
+
+A spec is either a baseline name of the game (``random``, ``greedy``, ``heuristic``, ``human``
+for Fight 5) or the path of a trained checkpoint, loaded by ``agents.checkpoint`` (imported only
+then, since it needs the ``train`` extra). Game names may carry an env version
+(``fight5_v0`` is ``fight5``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from agents.base import Agent, RandomAgent
+
+CHECKPOINT_SUFFIXES = (".zip", ".pt", ".pth")
+
+
+def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from agents.fight5 import GreedyAgent, HeuristicAgent
+    from agents.human import HumanAgent
+
+    return {
+        "random": lambda seed: RandomAgent(seed),
+        "greedy": lambda seed: GreedyAgent(seed),
+        "heuristic": lambda seed: HeuristicAgent(seed),
+        "human": lambda seed: HumanAgent(seed=seed, game="fight5"),
+    }
+
+
+GAMES: dict[str, Callable[[], dict[str, Callable[[int | None], Agent]]]] = {"fight5": _fight5_factories}
+"""Per game, a function returning its baselines by name (deferred so listing imports little)."""
+
+
+def game_name(game: str) -> str:
+    """The registry's name of ``game`` ('fight5_v0' -> 'fight5'); ValueError if unknown."""
+    base = re.sub(r"_v\d+$", "", game)
+    if base not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games with agents: {', '.join(GAMES)}")
+    return base
+
+
+def list_agents(game: str = "fight5") -> list[str]:
+    """Baseline names of ``game`` (any checkpoint path is accepted as well)."""
+    return list(GAMES[game_name(game)]())
+
+
+def is_checkpoint_spec(spec: str) -> bool:
+    """A spec names a checkpoint when it looks like a path (a separator or a model suffix) or is a file."""
+    return os.sep in spec or "/" in spec or spec.endswith(CHECKPOINT_SUFFIXES) or os.path.isfile(spec)
+
+
+def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agent:
+    """Build the agent named by ``spec`` for ``game``, seeded with ``seed``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    factories = GAMES[game_name(game)]()
+    if spec in factories:
+        return factories[spec](seed)
+    if is_checkpoint_spec(spec):
+        if not os.path.isfile(spec):
+            raise ValueError(f"no checkpoint file at {spec!r}")
+        from agents.checkpoint import load_checkpoint_agent  # needs the train extra; loaded on demand
+
+        return load_checkpoint_agent(spec, game=game_name(game), seed=seed)
+    raise ValueError(
+        f"unknown agent {spec!r} for {game_name(game)}; available: {', '.join(factories)}, or a checkpoint path "
+        f"(a file ending in {', '.join(CHECKPOINT_SUFFIXES)})"
+    )

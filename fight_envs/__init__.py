@@ -5,6 +5,7 @@ with options is ``fight_envs.registry.list_envs()``. Each game's rules engine li
 ``fight_envs.games.<game>`` and imports no RL library.
 """
 
+from fight_envs import wrappers  # noqa: F401  (registers the Gymnasium ids fight_envs/Fight5-*)
 from fight_envs.core.errors import (
     CardDataError,
     ConfigError,

@@ -1,0 +1,352 @@
+"""The training configuration: one typed object, loaded from YAML, overridable from the command line.
+
+``load_config(path, overrides)`` reads a YAML file (or starts from the defaults below when
+``path`` is None) and applies ``key=value`` / ``section.key=value`` strings on top, e.g.
+``total_timesteps=200000``, ``ppo.learning_rate=1e-4``, ``env.num_players=[2,3]``,
+``opponents.weights_end.self=0.5``. Values are parsed as YAML and converted to the field's
+type; an unknown key raises ``ConfigError`` listing the allowed ones. The dataclass defaults
+are the tuned 2-player Fight 5 recipe; ``configs/fight5_selfplay.yaml`` spells them out (a
+test keeps the two equal).
+
+Resuming: when ``resume`` names a run directory (in the file or the overrides), the run's own
+``config.yaml`` is the base instead of ``path``, and the other overrides apply on top (e.g.
+``resume=runs/x total_timesteps=2000000`` extends run x). The environment and network sections
+must then still match the run (checked by ``train.selfplay``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fight_envs.core.errors import ConfigError
+
+VEC_ENV_KINDS = ("auto", "dummy", "subproc")
+PROGRESS_KINDS = ("auto", "bar", "log", "none")
+ACTIVATIONS = ("tanh", "relu")
+LR_SCHEDULES = ("constant", "linear")
+FEATURE_EXTRACTORS = ("flat", "fight5_slot")
+SELF = "self"
+"""Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
+
+
+@dataclass
+class EnvConfig:
+    """The game the learner plays. One env per player count per ``n_envs``."""
+
+    name: str = "fight5_v0"
+    num_players: list[int] = field(default_factory=lambda: [2])
+    reward: str = "score"
+    num_bouts: int = 3
+    target_score: int | None = 200
+
+    def env_options(self) -> dict[str, Any]:
+        """Options passed to the env constructor (``num_players`` is set per env)."""
+        return {"reward": self.reward, "num_bouts": self.num_bouts, "target_score": self.target_score}
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyperparameters (sb3-contrib names) and the network shape."""
+
+    learning_rate: float = 1e-3
+    lr_schedule: str = "linear"
+    n_steps: int = 512
+    batch_size: int = 512
+    n_epochs: int = 8
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    activation: str = "tanh"
+    features: str = "fight5_slot"
+    """Feature extractor before the MLP: ``flat`` or ``fight5_slot`` (see ``train.features``)."""
+
+
+@dataclass
+class OpponentConfig:
+    """The opponent pool: scripted baselines by name plus the learner's past snapshots (``self``).
+
+    The mix moves linearly from ``weights_start`` to ``weights_end`` over the first
+    ``anneal_fraction`` of training. ``self`` weight is shared among the newest
+    ``max_snapshots`` snapshots (one taken every ``snapshot_every`` steps); before the first
+    snapshot it is left out. With ``prioritize``, each opponent's weight is multiplied by
+    (1 - the learner's recent win rate against it) ** ``pfsp_power`` (prioritised fictitious
+    self-play), win rates counted over the last ``winrate_window`` games against it.
+    """
+
+    weights_start: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "greedy": 0.5})
+    weights_end: dict[str, float] = field(
+        default_factory=lambda: {"random": 0.1, "greedy": 0.2, "heuristic": 0.3, SELF: 0.4}
+    )
+    anneal_fraction: float = 0.5
+    snapshot_every: int = 50_000
+    max_snapshots: int = 10
+    prioritize: bool = True
+    pfsp_power: float = 1.0
+    winrate_window: int = 100
+    deterministic: bool = False
+
+    def names(self) -> list[str]:
+        """Every opponent key used by the mix, ``self`` included."""
+        return sorted(set(self.weights_start) | set(self.weights_end))
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation of the learner against baselines, seats rotated (duplicate format)."""
+
+    every: int = 100_000
+    games: int = 40
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    deterministic: bool = True
+    num_players: int = 2
+
+
+@dataclass
+class Config:
+    """Everything a self-play run needs; saved resolved as ``runs/<run_name>/config.yaml``."""
+
+    run_name: str | None = None
+    runs_dir: str = "runs"
+    resume: str | None = None
+    seed: int = 0
+    total_timesteps: int = 600_000
+    n_envs: int = 8
+    vec_env: str = "auto"
+    torch_threads: int = 1
+    device: str = "cpu"
+    checkpoint_every: int = 100_000
+    keep_checkpoints: int = 3
+    progress: str = "auto"
+    log_every_s: float = 30.0
+    env: EnvConfig = field(default_factory=EnvConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    # ------------------------------------------------------------ validation
+    def validate(self) -> Config:
+        """Raise ConfigError naming the first bad value and what is allowed; returns self."""
+        _choice("vec_env", self.vec_env, VEC_ENV_KINDS)
+        _choice("progress", self.progress, PROGRESS_KINDS)
+        _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
+        _choice("ppo.lr_schedule", self.ppo.lr_schedule, LR_SCHEDULES)
+        _choice("ppo.features", self.ppo.features, FEATURE_EXTRACTORS)
+        positive = {
+            "total_timesteps": self.total_timesteps, "n_envs": self.n_envs, "torch_threads": self.torch_threads,
+            "checkpoint_every": self.checkpoint_every, "keep_checkpoints": self.keep_checkpoints,
+            "ppo.n_steps": self.ppo.n_steps, "ppo.batch_size": self.ppo.batch_size, "ppo.n_epochs": self.ppo.n_epochs,
+            "opponents.snapshot_every": self.opponents.snapshot_every,
+            "opponents.max_snapshots": self.opponents.max_snapshots,
+            "opponents.winrate_window": self.opponents.winrate_window,
+            "eval.every": self.eval.every,
+        }
+        for key, value in positive.items():
+            if value < 1:
+                raise ConfigError(f"{key} must be >= 1, got {value}")
+        if self.seed < 0:
+            raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if self.eval.games < 0:
+            raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {self.eval.games}")
+        if not self.env.num_players:
+            raise ConfigError("env.num_players must list at least one player count, e.g. [2] or [2, 3, 4, 5]")
+        if len(set(self.env.num_players)) != len(self.env.num_players):
+            raise ConfigError(f"env.num_players lists a count twice: {self.env.num_players}")
+        if not self.ppo.net_arch:
+            raise ConfigError("ppo.net_arch must list at least one hidden layer size, e.g. [128, 128]")
+        if not 0 < self.ppo.gamma <= 1 or not 0 <= self.ppo.gae_lambda <= 1:
+            raise ConfigError(f"ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1], got {self.ppo.gamma}, {self.ppo.gae_lambda}")
+        if not 0 <= self.opponents.anneal_fraction <= 1:
+            raise ConfigError(f"opponents.anneal_fraction must be in [0, 1], got {self.opponents.anneal_fraction}")
+        for key in ("weights_start", "weights_end"):
+            weights = getattr(self.opponents, key)
+            negative = {k: v for k, v in weights.items() if v < 0}
+            if negative:
+                raise ConfigError(f"opponents.{key} weights must be >= 0, got {negative}")
+            if sum(v for k, v in weights.items() if k != SELF) <= 0:
+                raise ConfigError(
+                    f"opponents.{key} needs a positive weight on at least one baseline (the '{SELF}' pool is empty "
+                    f"until the first snapshot), got {weights}"
+                )
+        if self.opponents.pfsp_power < 0:
+            raise ConfigError(f"opponents.pfsp_power must be >= 0, got {self.opponents.pfsp_power}")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+# ---------------------------------------------------------------- loading
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """The config from YAML ``path`` (None: the defaults) with ``key=value`` ``overrides`` applied.
+
+    When ``resume`` is set (in the overrides or the file), the resumed run's ``config.yaml``
+    replaces ``path`` as the base; the overrides, ``resume`` included, apply on top.
+    """
+    parsed = [_split_override(o) for o in overrides or []]
+    resume = next((v for k, v in parsed if k == "resume"), None)
+    base: dict[str, Any] = {}
+    if path is not None:
+        base = _read_yaml(Path(path))
+    if resume is None and base.get("resume"):
+        resume = str(base["resume"])
+    if resume is not None:
+        saved = Path(str(resume)) / "config.yaml"
+        if not saved.is_file():
+            raise ConfigError(f"resume={resume!r}: no {saved}; resume takes a run directory written by training (runs/<run_name>)")
+        base = _read_yaml(saved)
+    config = from_dict(base)
+    for key, value in parsed:
+        set_value(config, key, value)
+    if resume is not None:
+        config.resume = str(resume)
+    return config.validate()
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of keys to values, got {type(data).__name__}")
+    return data
+
+
+def _split_override(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise ConfigError(f"override {text!r} must look like key=value or section.key=value")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not key:
+        raise ConfigError(f"override {text!r} has no key before '='")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"override {text!r}: the value is not valid YAML ({e})") from e
+    return key, value
+
+
+def from_dict(data: dict[str, Any]) -> Config:
+    """A Config from nested plain data (e.g. parsed YAML); unknown keys raise ConfigError."""
+    config = Config()
+    _fill(config, data, "")
+    return config
+
+
+def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix.rstrip('.') or 'config'} must be a mapping, got {data!r}")
+    for key, value in data.items():
+        full = f"{prefix}{key}"
+        ftype = _field_types(obj, full)[key]
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            if value is None:  # an empty section in YAML keeps its defaults
+                continue
+            if not isinstance(value, dict):
+                raise ConfigError(f"{full} is a section; give it a mapping of its keys, got {value!r}")
+            _fill(current, value, full + ".")
+        else:
+            setattr(obj, key, _coerce(value, ftype, full))
+
+
+def _field_types(obj: Any, full_key: str) -> dict[str, Any]:
+    hints = typing.get_type_hints(type(obj))
+    key = full_key.rsplit(".", 1)[-1]
+    if key not in hints:
+        section = full_key.rsplit(".", 1)[0] + "." if "." in full_key else ""
+        allowed = ", ".join(f"{section}{name}" for name in hints)
+        raise ConfigError(f"unknown config key {full_key!r}; allowed: {allowed}")
+    return hints
+
+
+def set_value(config: Config, key: str, value: Any) -> None:
+    """Set dotted ``key`` (``total_timesteps``, ``ppo.learning_rate``, ``opponents.weights_end.self``)."""
+    parts = key.split(".")
+    obj: Any = config
+    for i, part in enumerate(parts):
+        full = ".".join(parts[: i + 1])
+        if isinstance(obj, dict):
+            if i != len(parts) - 1:
+                raise ConfigError(f"config key {key!r} goes too deep: {'.'.join(parts[:i])} holds plain values")
+            obj[part] = _coerce(value, float, full)
+            return
+        hints = _field_types(obj, full)
+        current = getattr(obj, part)
+        if i == len(parts) - 1:
+            if dataclasses.is_dataclass(current):
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{full} is a section; set its keys ({full}.<key>=value) or give a mapping")
+                _fill(current, value, full + ".")
+            else:
+                setattr(obj, part, _coerce(value, hints[part], full))
+            return
+        if not (dataclasses.is_dataclass(current) or isinstance(current, dict)):
+            raise ConfigError(f"config key {key!r}: {full} is a value, not a section")
+        obj = current
+
+
+def _coerce(value: Any, ftype: Any, key: str) -> Any:
+    """Convert ``value`` to ``ftype`` (int, float, bool, str, Optional, list[...], dict[str, ...])."""
+    origin = typing.get_origin(ftype)
+    args = typing.get_args(ftype)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(value, inner[0], key)
+    if origin is list:
+        if not isinstance(value, (list, tuple)):
+            value = [value]  # ``env.num_players=3`` means [3]
+        return [_coerce(v, args[0], f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping like {{name: value}}, got {value!r}")
+        return {str(k): _coerce(v, args[1], f"{key}.{k}") for k, v in value.items()}
+    if ftype is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    if ftype is int:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ConfigError(f"{key} must be an integer, got {value!r}")
+        try:
+            number = float(value)
+        except ValueError as e:
+            raise ConfigError(f"{key} must be an integer, got {value!r}") from e
+        if number != int(number):
+            raise ConfigError(f"{key} must be an integer, got {value!r}")
+        return int(number)
+    if ftype is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ConfigError(f"{key} must be a number, got {value!r}")
+        try:
+            return float(value)  # also "1e-4", which YAML 1.1 reads as a string
+        except ValueError as e:
+            raise ConfigError(f"{key} must be a number, got {value!r}") from e
+    if ftype is str:
+        if value is None or isinstance(value, (dict, list)):
+            raise ConfigError(f"{key} must be a string, got {value!r}")
+        return str(value)
+    return value
+
+
+def save_config(config: Config, path: str | Path) -> None:
+    """Write the resolved config as YAML (what ``load_config`` reads back)."""
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

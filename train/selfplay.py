@@ -1,0 +1,285 @@
+"""Self-play training with sb3-contrib's MaskablePPO, readable top to bottom (``train_main``).
+
+A run lives in ``<runs_dir>/<run_name>/``::
+
+    config.yaml          the resolved config (``train.config.load_config`` reads it back)
+    tb/                  TensorBoard events (SB3's own scalars, and ``selfplay/...``)
+    checkpoints/         step_<timesteps>.zip full checkpoints (resume points) + .json sidecars
+    pool/                the opponent pool: snapshots, manifest.json, state.json
+    eval_history.jsonl   every evaluation's win rates (the rating is fitted on them)
+    summary.json         wall time and steps/s over all sessions, the last evaluation
+    final.zip            the trained model + final.json (its sidecar; see agents.checkpoint)
+
+The learner is one network for every player count in ``env.num_players``: ``n_envs`` envs per
+count, each a ``SingleAgentEnv`` whose opponents come from the pool, and whose observation is
+padded to the largest game by the env itself. ``resume=<run dir>`` continues from the newest
+checkpoint: the timestep counter, the TensorBoard directory, the pool and the evaluation
+history carry on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from agents.checkpoint import checkpoint_metadata, write_metadata
+from fight_envs.core.errors import ConfigError
+from fight_envs.wrappers.single_agent import SingleAgentEnv
+from train.callbacks import (
+    CheckpointCallback,
+    EvalCallback,
+    Evaluator,
+    PoolCallback,
+    ProgressLogCallback,
+    checkpoint_name,
+    list_checkpoints,
+)
+from train.config import Config, load_config, save_config
+from train.features import features_kwargs
+from train.opponents import OpponentPool, PoolOpponentSampler
+
+ACTIVATION_FNS: dict[str, type[torch.nn.Module]] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+SUBPROC_MIN_CPUS = 4
+MODEL_SECTIONS = ("env", "ppo")
+"""Config sections that define the learning problem and the network: fixed for a run's life."""
+
+
+def game_of(env_name: str) -> str:
+    """``fight5_v0`` -> ``fight5``: the game name agents and checkpoints are tagged with."""
+    return env_name.rsplit("_v", 1)[0]
+
+
+def train_main(config: Config) -> Path:
+    """Train (or resume) a self-play run as ``config`` says; returns the run directory."""
+    config.validate()
+
+    # ---- Seeding and threads: the only global state a run sets (torch, and SB3's own seeding).
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+
+    run_dir, resume_from = prepare_run_dir(config)
+    game = game_of(config.env.name)
+    say(f"[selfplay] run {run_dir}" + (f", resuming from {resume_from.name}" if resume_from else ""))
+
+    # ---- Opponent pool: written before the envs exist, since their first reset reads it.
+    pool = OpponentPool(run_dir / "pool", config.opponents, game, config.total_timesteps)
+    if resume_from is not None:
+        pool.load_state()
+    start_steps = checkpoint_steps(resume_from)
+    pool.write_manifest(start_steps)
+
+    # ---- Rollout envs: n_envs per player count, one learner seat each, opponents from the pool.
+    vec_env = make_vec_env(config, pool.manifest_path)
+    obs_shape = tuple(vec_env.observation_space.shape)
+    num_actions = int(vec_env.action_space.n)
+
+    def metadata(step: int, label: str | None = None) -> dict[str, Any]:
+        return checkpoint_metadata(
+            game=game, env=config.env.name, num_players=config.env.num_players, observation_shape=obs_shape,
+            num_actions=num_actions, env_options=config.env.env_options(), algo="MaskablePPO",
+            num_timesteps=step, run=run_dir.name, label=label or f"{run_dir.name}@{step}",
+        )
+
+    # ---- The learner.
+    if resume_from is not None:
+        model = MaskablePPO.load(resume_from, env=vec_env, device=config.device)
+        # Reseed from the run seed and the step reached, so a resume is reproducible too.
+        model.set_random_seed(config.seed + model.num_timesteps)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            learning_rate=learning_rate_schedule(config.ppo.learning_rate, config.ppo.lr_schedule),
+            n_steps=config.ppo.n_steps,
+            batch_size=config.ppo.batch_size,
+            n_epochs=config.ppo.n_epochs,
+            gamma=config.ppo.gamma,
+            gae_lambda=config.ppo.gae_lambda,
+            clip_range=config.ppo.clip_range,
+            ent_coef=config.ppo.ent_coef,
+            vf_coef=config.ppo.vf_coef,
+            max_grad_norm=config.ppo.max_grad_norm,
+            target_kl=config.ppo.target_kl,
+            policy_kwargs={"net_arch": list(config.ppo.net_arch), "activation_fn": ACTIVATION_FNS[config.ppo.activation],
+                           **features_kwargs(config.ppo.features)},
+            seed=config.seed,
+            device=config.device,
+            verbose=0,
+        )
+    # One TensorBoard directory per run: a resumed run appends a new events file to it.
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+
+    # ---- Callbacks: pool upkeep, checkpoints, evaluation, progress.
+    pool_cb = PoolCallback(pool, config.opponents.snapshot_every, metadata)
+    evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game,
+                          seed=config.seed, history_path=run_dir / "eval_history.jsonl")
+    eval_cb = EvalCallback(evaluator, config.eval.every) if config.eval.games > 0 and config.eval.baselines else None
+    ckpt_cb = CheckpointCallback(run_dir / "checkpoints", config.checkpoint_every, config.keep_checkpoints,
+                                 metadata, on_save=pool.save_state)
+    callbacks: list[BaseCallback] = [pool_cb, ckpt_cb] + ([eval_cb] if eval_cb else [])
+    progress = config.progress
+    if progress == "auto":
+        progress = "bar" if sys.stderr.isatty() else "log"
+    if progress == "log":
+        callbacks.append(ProgressLogCallback(config.total_timesteps, config.log_every_s, pool_cb, eval_cb, say))
+
+    # ---- Train.
+    remaining = config.total_timesteps - model.num_timesteps
+    t0 = time.monotonic()
+    if remaining > 0:
+        try:
+            model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=resume_from is None,
+                        progress_bar=progress == "bar")
+        except KeyboardInterrupt:
+            ckpt_cb.save()
+            say(f"[selfplay] interrupted; saved a checkpoint at {model.num_timesteps:,} steps (resume={run_dir})")
+            raise
+        finally:
+            vec_env.close()
+    else:
+        vec_env.close()
+        say(f"[selfplay] already at {model.num_timesteps:,} >= total_timesteps {config.total_timesteps:,}; nothing to train")
+    elapsed = time.monotonic() - t0
+
+    # ---- Final evaluation, checkpoint and model.
+    if eval_cb is not None and remaining > 0:
+        eval_cb.evaluate_now()  # no-op when the last evaluation was at this very step
+        model.logger.dump(model.num_timesteps)
+    last = None
+    if remaining > 0 and not (run_dir / "checkpoints" / checkpoint_name(model.num_timesteps)).exists():
+        last = ckpt_cb.save()  # the end is always a resume point
+    final = run_dir / "final.zip"
+    model.save(final)
+    write_metadata(final, metadata(model.num_timesteps))
+    pool.save_state()
+    trained = max(remaining, 0)
+    write_summary(run_dir, model.num_timesteps, trained, elapsed, config, eval_cb)
+    say(f"[selfplay] done: {model.num_timesteps:,} steps, {trained / max(elapsed, 1e-9):,.0f} steps/s over "
+        f"{elapsed / 60:.1f} min; model {final}" + (f", checkpoint {last.name}" if last else ""))
+    if eval_cb is not None and eval_cb.last:
+        say("[selfplay] final eval: " + ", ".join(f"vs {k} {v:.2f}" for k, v in eval_cb.last.items())
+            + (f"; rating {eval_cb.last_rating:.0f}" if eval_cb.last_rating is not None else ""))
+    return run_dir
+
+
+def write_summary(run_dir: Path, num_timesteps: int, trained: int, elapsed: float, config: Config,
+                  eval_cb: EvalCallback | None) -> None:
+    """``summary.json``: wall time and throughput over every session of the run, last evaluation."""
+    path = run_dir / "summary.json"
+    before = json.loads(path.read_text()) if path.is_file() else {}
+    wall = before.get("wall_seconds", 0.0) + elapsed
+    steps = before.get("trained_steps", 0) + trained
+    summary = {
+        "num_timesteps": num_timesteps,
+        "trained_steps": steps,
+        "wall_seconds": round(wall, 1),
+        "steps_per_second": round(steps / wall, 1) if wall > 0 else 0.0,
+        "sessions": before.get("sessions", 0) + 1,
+        "machine": f"{platform.machine()}, {_cpus()} CPU cores, torch threads {config.torch_threads}, {config.device}",
+        "config_path": str(run_dir / "config.yaml"),
+        "final_eval": eval_cb.last if eval_cb is not None else {},
+        "rating": eval_cb.last_rating if eval_cb is not None else None,
+    }
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def say(message: str) -> None:
+    print(message, flush=True)
+
+
+def learning_rate_schedule(lr: float, kind: str) -> Any:
+    """A constant rate, or one decaying linearly to 0 over training (SB3 passes progress 1 -> 0)."""
+    if kind == "constant":
+        return lr
+    return LinearSchedule(lr)
+
+
+class LinearSchedule:
+    """``lr * progress_remaining``; a class, not a closure, so checkpoints pickle it plainly."""
+
+    def __init__(self, initial: float) -> None:
+        self.initial = initial
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.initial * progress_remaining
+
+
+def prepare_run_dir(config: Config) -> tuple[Path, Path | None]:
+    """Create (or, for ``resume``, check) the run directory; returns it and the checkpoint to resume."""
+    if config.resume:
+        run_dir = Path(config.resume)
+        checkpoints = list_checkpoints(run_dir / "checkpoints")
+        if not checkpoints:
+            raise ConfigError(f"resume={config.resume!r}: no checkpoints/step_*.zip in it to resume from")
+        saved = load_config(run_dir / "config.yaml")
+        changed = [
+            f"{section}.{key}: {getattr(getattr(saved, section), key)!r} -> {value!r}"
+            for section in MODEL_SECTIONS
+            for key, value in vars(getattr(config, section)).items()
+            if getattr(getattr(saved, section), key) != value
+        ]
+        if changed:
+            raise ConfigError(f"resume={config.resume!r} cannot change the game or the network: {'; '.join(changed)}")
+        resolved = Config(**{**vars(config), "resume": None, "run_name": run_dir.name})
+        save_config(resolved, run_dir / "config.yaml")
+        return run_dir, checkpoints[-1][1]
+    name = config.run_name or f"{game_of(config.env.name)}_selfplay_s{config.seed}_{time.strftime('%Y%m%d_%H%M%S')}"
+    run_dir = Path(config.runs_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"run directory {run_dir} already exists; pass resume={run_dir} to continue it, "
+                          "or choose another run_name")
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    save_config(Config(**{**vars(config), "run_name": name}), run_dir / "config.yaml")
+    return run_dir, None
+
+
+def checkpoint_steps(path: Path | None) -> int:
+    if path is None:
+        return 0
+    return int(path.stem.split("_")[1])
+
+
+def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
+    """``n_envs`` envs per player count; SubprocVecEnv or DummyVecEnv as ``vec_env`` says."""
+    counts = [n for n in config.env.num_players for _ in range(config.n_envs)]
+    seeds = np.random.SeedSequence([config.seed, 1]).generate_state(len(counts))
+    fns = [_env_factory(config, n, int(s), manifest_path) for n, s in zip(counts, seeds)]
+    kind = config.vec_env
+    if kind == "auto":
+        # On 2 cores one process stepping 8 envs ran 2x faster than 2 or 4 worker processes
+        # (1,345 vs 597-654 steps/s): a Fight 5 step is cheap beside a pipe round trip, and the
+        # trainer needs a core too. Workers pay off only with cores to spare.
+        kind = "subproc" if len(fns) > 1 and _cpus() >= SUBPROC_MIN_CPUS else "dummy"
+    if kind == "subproc" and len(fns) > 1:
+        return SubprocVecEnv(fns)
+    return DummyVecEnv(fns)
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _env_factory(config: Config, num_players: int, seed: int, manifest_path: Path) -> Any:
+    env_name, options = config.env.name, config.env.env_options()
+
+    def make() -> Monitor:
+        # Opponents run on the CPU inside the workers: single decisions of a small network.
+        sampler = PoolOpponentSampler(manifest_path, device="cpu")
+        env = SingleAgentEnv(env_name, learner_seat="random", opponents=sampler, seed=seed,
+                             num_players=num_players, **options)
+        return Monitor(env)
+
+    return make

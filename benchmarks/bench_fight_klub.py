@@ -1,0 +1,155 @@
+"""Throughput of the Fight Klub env beside PettingZoo's ``connect_four_v3``, and the deck balance table.
+
+**Throughput** (agent decisions per second, the same loop and sampler for every line, as in
+``bench_fight5_envs.py``: one AEC ``step`` with an action is one decision; resets and the
+``None`` steps of finished agents are timed but not counted):
+
+* ``fight_klub engine``: ``FightKlubGame`` alone (``pending``, ``apply_action``), no observation.
+* ``fight_klub_v0.raw_env`` / ``fight_klub_v0.env``: the AEC env without / with its wrappers.
+* ``connect_four_v3.env``: PettingZoo's classic env through the same loop (needs ``pygame``).
+
+Fight Klub has two players only and no parallel form, so there is one line per env. The ratio
+column divides each line by ``connect_four_v3.env`` of the same run.
+
+**Deck balance** (``--balance N``): the ``heuristic`` baseline plays itself with every ordered
+pair of preconstructed decks, ``N`` seeds per pair, each seed played twice with the decks
+swapped between the seats (so each deck meets the same shuffles from both chairs). The table
+gives the row deck's win rate against the column deck over both seats (draws and truncations
+count half), then each deck's overall win rate, and seat 0's win rate (The Drop on turn 1 is
+drawn at random, so seat 0 has no built-in edge).
+
+Run from the repository root::
+
+    python benchmarks/bench_fight_klub.py [--seconds 3] [--balance 100] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from typing import Any
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from fight_envs import fight_klub_v0
+from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+from fight_envs.games.fight_klub.rules import FightKlubGame
+
+REFERENCE = "connect_four_v3.env"
+
+
+def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = mask.nonzero()[0]
+    return int(legal[int(rng.random() * len(legal))])
+
+
+def run_aec(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
+    rng = np.random.default_rng(seed)
+    decisions = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + games)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(sample(obs["action_mask"], rng))
+            decisions += 1
+        games += 1
+    return decisions, time.perf_counter() - start, games
+
+
+def run_engine(seconds: float, seed: int) -> tuple[int, float, int]:
+    rng = np.random.default_rng(seed)
+    decks = list(DEFAULT_POOL.decks.values())
+    decisions = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        g = FightKlubGame(DEFAULT_POOL, [decks[games % 4], decks[(games // 4) % 4]])
+        g.new_game(np.random.default_rng(seed + games))
+        while g.pending is not None:
+            d = g.pending
+            g.apply_action(d.seat, d.legal[int(rng.random() * len(d.legal))])
+            decisions += 1
+        games += 1
+    return decisions, time.perf_counter() - start, games
+
+
+def throughput(seconds: float) -> list[dict[str, Any]]:
+    rows = []
+    lines: list[tuple[str, Any]] = [
+        ("fight_klub engine", lambda: run_engine(seconds, 0)),
+        ("fight_klub_v0.raw_env", lambda: run_aec(fight_klub_v0.raw_env(), seconds, 0)),
+        ("fight_klub_v0.env", lambda: run_aec(fight_klub_v0.env(), seconds, 0)),
+    ]
+    try:
+        from pettingzoo.classic import connect_four_v3
+
+        lines.append((REFERENCE, lambda: run_aec(connect_four_v3.env(), seconds, 0)))
+    except ImportError as exc:  # pygame missing
+        print(f"skipping {REFERENCE}: {exc}")
+    for name, fn in lines:
+        n, wall, games = fn()
+        rows.append({"line": name, "decisions": n, "seconds": wall, "games": games, "per_s": n / wall,
+                     "decisions_per_game": n / max(games, 1)})
+    ref = next((r["per_s"] for r in rows if r["line"] == REFERENCE), None)
+    print(f"{'line':<24} {'decisions/s':>12} {'ratio':>8} {'decisions/game':>15}")
+    for r in rows:
+        r["ratio"] = r["per_s"] / ref if ref else None
+        ratio = f"{r['ratio']:.3f}" if ref else "-"
+        print(f"{r['line']:<24} {r['per_s']:>12.0f} {ratio:>8} {r['decisions_per_game']:>15.1f}")
+    return rows
+
+
+def balance(seeds: int) -> dict[str, Any]:
+    from agents.arena import play_game
+    from agents.fight_klub import HeuristicAgent
+
+    names = list(DEFAULT_POOL.decks)
+    env = fight_klub_v0.env()
+    agents = [HeuristicAgent(0), HeuristicAgent(1)]
+    credit = {(a, b): [] for a in names for b in names}
+    seat0 = []
+    for a, b in itertools.product(names, names):
+        for s in range(seeds):
+            for decks in ((a, b), (b, a)):
+                r = play_game(env, agents, seed=1000 * s + 7, options={"decks": list(decks)})
+                c0 = 0.5 if r.returns[0] == r.returns[1] else float(r.returns[0] > r.returns[1])
+                seat0.append(c0)
+                credit[(decks[0], decks[1])].append(c0)
+                credit[(decks[1], decks[0])].append(1.0 - c0)
+    table = {a: {b: float(np.mean(credit[(a, b)])) for b in names} for a in names}
+    overall = {a: float(np.mean([x for b in names if b != a for x in credit[(a, b)]])) for a in names}
+    print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds x 2 seatings per ordered pair; row deck's win rate")
+    print(f"{'':<16}" + "".join(f"{b:>16}" for b in names) + f"{'overall':>10}")
+    for a in names:
+        print(f"{a:<16}" + "".join(f"{table[a][b]:>16.2f}" for b in names) + f"{overall[a]:>10.2f}")
+    print(f"seat 0 win rate over all games: {np.mean(seat0):.3f} ({len(seat0)} games)")
+    return {"table": table, "overall": overall, "seat0": float(np.mean(seat0)), "games": len(seat0)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--balance", type=int, default=0, help="seeds per deck pair for the balance table (0: skip)")
+    parser.add_argument("--json", type=str, default=None)
+    args = parser.parse_args()
+    out: dict[str, Any] = {"throughput": throughput(args.seconds)}
+    if args.balance:
+        out["balance"] = balance(args.balance)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+"""
+# Fight Klub TCG (`fight_envs.fight_klub_v0`)
+
+| | |
+| --- | --- |
+| Import | `from fight_envs import fight_klub_v0` |
+| Actions | Discrete(32): pass, hand position (16), support position (8), rotate, colour (3), option (3) |
+| Parallel API | no: every decision of the game is made by one player at a time (see below) |
+| Agents | `player_0`, `player_1` |
+| Observation | dict: `observation` Box(-100, 100, (3094,), float32), `action_mask` Box(0, 1, (32,), int8) |
+| Episode length | at most `max_turns` turns; `max_episode_steps` = `max_turns` x a per-turn decision bound from the card data |
+| Rules | `seeds/fight_klub.md` |
+
+Fight Klub is a two-player trading card game: each player brings a character, a 12-card Fight
+stack and a 27-card Draw deck. Every turn has a Setup phase, three fights (Enhance, Fight,
+Score) and a Cooldown; The Drop decides every order and changes hands each turn. Every choice
+a player makes is one step: The Drop's orderings, each setup / enhance / score / cooldown
+action or pass, which fight and which skirmish next, which Clash text, rotations, the colour
+of each generic token paid or token burned, each discard and destroy. A choice with exactly
+one legal action is made for the player (not a step). The action ids are the table in
+``seeds/fight_klub.md`` section 8.
+
+**AEC only.** The rulebook never has both players choose at once (even the face-down Fight
+cards are dealt from the stacks, not chosen), so a parallel form would only wrap the AEC one;
+none is offered.
+
+**Observation** (egocentric, cards by attributes so a policy generalises to unseen cards):
+documented block by block in ``fight_envs/games/fight_klub/observe.py`` (``OBS_SLICES``).
+Nothing hidden enters it: the opponent's hand, both decks' and stacks' orders are counts only.
+
+**Action mask**: 1 exactly for the acting agent's legal actions; all zeros for the other agent.
+Also in ``info["action_mask"]``.
+
+**Rewards**: at the end, +1 to the winner and -1 to the loser; 0 each for a draw (no Fight
+cards left and equal damage) or a truncation; nothing before.
+
+**Info** (the same keys at every step): ``action_mask``; ``score`` (= ``damage_dealt``, the
+suite's arena reads it), ``damage_dealt``, ``damage_taken``,
+``life`` (mine); ``turn``; ``has_drop`` (1 if I hold The Drop); ``decision`` (index into
+``rules.DECISION_KINDS`` of the pending decision, -1 when none).
+
+**Illegal actions**: ``raw_env`` raises ``IllegalActionError`` naming the action and the legal
+set, and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the other)
+and a warning, PettingZoo's convention.
+
+**Options** (constructor): ``num_players=2`` (the only count), ``reward="outcome"`` (the only
+reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each game draws two decks, with repetition, from
+``deck_pool``) or a pair of decks, each a preconstructed deck name, a deck-list dict or the path
+of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
+``deck_pool=None`` (all preconstructed decks) or a list of deck names; ``max_turns=40``;
+``render_mode=None|"ansi"|"human"``; ``viewer=None|0|1`` (whose hand a rendering shows);
+``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
+``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
+either defaults to the package's own file.
+**Reset options**: ``{"decks": [a, b]}`` (this game's decks), ``{"orders": [{"fight": [...],
+"draw": [...]}, ...]}`` (each seat's Fight stack and Draw deck, top first; a seat may be
+``None``), ``{"drop": 0|1}`` (who holds The Drop on turn 1).
+
+**Determinism**: ``reset(seed=s)`` reproduces the game exactly. ``env.unwrapped.game_record()``
+returns JSON data that ``fight_envs.games.fight_klub.record.replay`` plays back.
+
+Version history: v0: first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from fight_envs.core.errors import ConfigError, check_options
+from fight_envs.core.seeding import make_rng
+from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
+from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.fight_klub.record import make_record
+from fight_envs.games.fight_klub.render import render_text
+from fight_envs.games.fight_klub.rules import (
+    DECISION_KINDS,
+    NUM_ACTIONS,
+    FightKlubConfig,
+    FightKlubGame,
+    max_decisions_per_turn,
+)
+
+ENV_NAME = "fight_klub_v0"
+RENDER_MODES = ["human", "ansi"]
+RESET_OPTIONS = ("decks", "orders", "drop")
+ILLEGAL_REWARD = -1.0
+
+ENV_OPTIONS: dict[str, Any] = {
+    "num_players": 2,
+    "reward": "outcome",
+    "decks": None,
+    "deck_pool": None,
+    "max_turns": 40,
+    "render_mode": None,
+    "viewer": None,
+    "cards": None,
+    "deck_lists": None,
+}
+"""Constructor options and their defaults (listed by the suite's registry)."""
+
+
+def _deck_pair(decks: Any, what: str, pool: CardPool) -> list[DeckList]:
+    if not isinstance(decks, (list, tuple)) or len(decks) != 2:
+        raise ConfigError(f"{what} must be a pair of decks (names, deck-list dicts or paths), got {decks!r}")
+    return [load_deck(d, pool) for d in decks]
+
+
+class raw_env(AECEnv):
+    """Fight Klub, turn-based (AEC) form. See the module docstring for the full card."""
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        opts = {**ENV_OPTIONS, **options}
+        self.card_paths = (opts["cards"], opts["deck_lists"])
+        self.pool = DEFAULT_POOL if self.card_paths == (None, None) else load_pool(*self.card_paths)
+        # accepted so that suite-wide tools (trainer, arena) can pass them as for every game
+        if opts["num_players"] != 2:
+            raise ConfigError(f"Fight Klub is a two-player game: num_players must be 2, got {opts['num_players']!r}")
+        if opts["reward"] != "outcome":
+            raise ConfigError(f"reward must be 'outcome' (+1 win / -1 loss / 0 draw or truncation), got {opts['reward']!r}")
+        self.fixed_decks = None if opts["decks"] is None else _deck_pair(opts["decks"], "option 'decks'", self.pool)
+        pool_names = opts["deck_pool"] if opts["deck_pool"] is not None else list(self.pool.decks)
+        if not isinstance(pool_names, (list, tuple)) or not pool_names:
+            raise ConfigError(f"option 'deck_pool' must be a non-empty list of deck names, got {pool_names!r}")
+        self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
+        self.config = FightKlubConfig(max_turns=opts["max_turns"])
+        if opts["render_mode"] is not None and opts["render_mode"] not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {opts['render_mode']!r}")
+        if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
+            raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
+        self.render_mode = opts["render_mode"]
+        self.viewer = opts["viewer"]
+        self.possible_agents = ["player_0", "player_1"]
+        self.seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(-OBS_HIGH, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.max_episode_steps = self.config.max_turns * max_decisions_per_turn(self.pool)
+        self.game: FightKlubGame | None = None
+        self.seed_used: int | None = None
+        self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = options or {}
+        check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
+        rng, self.seed_used = make_rng(seed)
+        if options.get("decks") is not None:
+            decks = _deck_pair(options["decks"], "reset option 'decks'", self.pool)
+        elif self.fixed_decks is not None:
+            decks = self.fixed_decks
+        else:
+            # drawn from the seed's generator first, so the same seed gives the same pairing
+            decks = [self.deck_pool[int(i)] for i in rng.integers(len(self.deck_pool), size=2)]
+        orders = options.get("orders")
+        if orders is not None and (not isinstance(orders, (list, tuple)) or len(orders) != 2):
+            raise ConfigError(f"reset option 'orders' must be a list of 2 entries (one per seat, or None), got {orders!r}")
+        self.game = FightKlubGame(self.pool, decks, self.config)
+        self.game.new_game(rng, drop=options.get("drop"), orders=orders)
+        self._obs_cache.clear()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._sync()
+
+    def _sync(self) -> None:
+        """Agent selection, infos and end flags from the engine after a change."""
+        g = self.game
+        assert g is not None
+        if g.pending is not None:
+            self.agent_selection = self.possible_agents[g.pending.seat]
+        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.possible_agents:
+            self.agent_selection = self.possible_agents[0]
+        if g.game_over:
+            self.terminations = {a: True for a in self.agents}
+        elif g.truncated:
+            self.truncations = {a: True for a in self.agents}
+        self.infos = {a: self._info(a) for a in self.agents}
+
+    def _mask(self, agent: str) -> np.ndarray:
+        assert self.game is not None
+        return self.game.legal_action_mask(self.seat[agent])
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        g = self.game
+        assert g is not None
+        seat = self.seat[agent]
+        return {
+            "action_mask": self._mask(agent),
+            "score": g.players[seat].dealt,
+            "damage_dealt": g.players[seat].dealt,
+            "damage_taken": g.players[1 - seat].dealt,
+            "life": g.players[seat].life,
+            "turn": min(g.turn, g.config.max_turns),
+            "has_drop": int(g.drop == seat),
+            "decision": -1 if g.pending is None else DECISION_KINDS.index(g.pending.kind),
+        }
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        g = self.game
+        assert g is not None
+        seat = self.seat[agent]
+        cached = self._obs_cache.get(seat)
+        if cached is None or cached[0] != g.version:
+            cached = (g.version, encode(g, seat))
+            self._obs_cache[seat] = cached
+        return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        assert g is not None
+        g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
+        self._cumulative_rewards[agent] = 0.0
+        returns = g.returns() if g.is_terminal() else np.zeros(2)
+        self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
+        self._sync()
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        assert self.game is not None
+        text = render_text(self.game, self.viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as JSON-ready data (replay with ``fight_klub.record.replay``)."""
+        assert self.game is not None
+        return make_record(self.game, self.seed_used, *self.card_paths)
+
+
+def env(**options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
+    aec = raw_env(**options)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)

@@ -1,0 +1,706 @@
+"""Fight Klub rules engine: the turn (Setup, three fights, Cooldown) as a sequence of decisions.
+
+Owns the game state and the flow of a game, with no RL imports. The flow is written as one
+generator (``_game``) that yields a :class:`Decision` whenever a player must choose, and is
+resumed with the chosen action; so the code reads in the order of the rulebook's turn, and
+every nested choice (paying a generic cost, choosing a discard in the middle of a skirmish)
+is just another ``yield``. A decision with exactly one legal action is taken without asking
+(``seeds/fight_klub.md``, interpretation 23). Because a generator cannot be copied, a game is
+cloned by replaying its actions (:meth:`FightKlubGame.clone`).
+
+Actions (``NUM_ACTIONS`` = 32) are listed in ``seeds/fight_klub.md`` section 8. Card effects are
+data (``cards.Effect``) interpreted by :meth:`FightKlubGame._resolve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
+from fight_envs.games.fight_klub.cards import (
+    COLORS,
+    SKIRMISH_TYPES,
+    CardPool,
+    Cost,
+    DeckList,
+    Effect,
+    FightCard,
+    FightEnd,
+    SupportCard,
+)
+
+PASS = 0
+HAND0 = 1
+MAX_HAND = 16
+SUPPORT0 = HAND0 + MAX_HAND  # 17
+MAX_SUPPORT = 8
+ROTATE = SUPPORT0 + MAX_SUPPORT  # 25
+COLOR0 = ROTATE + 1  # 26
+OPTION0 = COLOR0 + 3  # 29
+NUM_ACTIONS = OPTION0 + 3  # 32
+FIGHTS_PER_TURN = 3
+SETUP_ACTIONS = 2
+
+DECISION_KINDS = (
+    "order_setup", "setup", "choose_fight", "order_enhance", "enhance", "clash_text", "skirmish_order",
+    "order_score", "score", "order_cooldown", "cooldown", "order_even_up", "even_up", "pay_generic", "burn",
+    "discard", "destroy_own", "destroy_other",
+)
+PHASE_NAMES = ("setup", "fight", "cooldown", "over")
+
+
+def action_name(action: int) -> str:
+    """A readable name of an action id (for errors, logs and renderings)."""
+    if action == PASS:
+        return "pass"
+    if HAND0 <= action < SUPPORT0:
+        return f"hand[{action - HAND0}]"
+    if SUPPORT0 <= action < ROTATE:
+        return f"support[{action - SUPPORT0}]"
+    if action == ROTATE:
+        return "rotate"
+    if COLOR0 <= action < OPTION0:
+        return COLORS[action - COLOR0]
+    if OPTION0 <= action < NUM_ACTIONS:
+        return f"option[{action - OPTION0}]"
+    return f"<{action}>"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice a player must make: who, what kind, and the legal actions."""
+
+    seat: int
+    kind: str
+    legal: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FightKlubConfig:
+    max_turns: int = 40
+    """Turns before the game is truncated (the rulebook has no limit; the environment needs one)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ConfigError(f"max_turns must be an integer >= 1, got {self.max_turns!r}")
+
+
+@dataclass
+class InPlay:
+    """A Condition or Gear in a support area, with the phase step it was last used in."""
+
+    card: SupportCard
+    used_in: tuple[Any, ...] = ()
+    """The (turn, phase, fight) step it was last used in: a card in play acts once per step."""
+
+
+@dataclass
+class Player:
+    deck: DeckList
+    life: int
+    hold: int
+    hand_size: int
+    fists: tuple[int, int, int]
+    imprint: tuple[int, int, int]
+    energy: tuple[int, int, int]
+    fight_stack: list[str] = field(default_factory=list)
+    draw_deck: list[str] = field(default_factory=list)
+    hand: list[str] = field(default_factory=list)
+    discard: list[str] = field(default_factory=list)
+    support: list[InPlay] = field(default_factory=list)
+    pool: list[int] = field(default_factory=lambda: [0, 0, 0])
+    damage_stack: list[tuple[str, bool]] = field(default_factory=list)
+    """Scored Fight cards and whether each scored double."""
+    rts: list[str] = field(default_factory=list)
+    """Raise-the-stakes Fight cards waiting beside the Damage stack."""
+    dealt: int = 0
+    """Damage this player has scored against the opponent."""
+    limbo: list[str] = field(default_factory=list)
+    """A card being played: out of the hand, not yet in play or discarded (while its cost is paid)."""
+
+
+@dataclass
+class FightSlot:
+    """One match-up of the turn and, while it is the current fight, what was played on it."""
+
+    cards: list[str | None]
+    end: list[int] = field(default_factory=lambda: [0, 0])
+    resolved: bool = False
+    winner: int | None = None
+    effect_tabs: list[list[int]] = field(default_factory=lambda: [[0, 0, 0], [0, 0, 0]])
+    effects_played: list[list[str]] = field(default_factory=lambda: [[], []])
+    gear_used: list[list[InPlay]] = field(default_factory=lambda: [[], []])
+    boosts: list[dict[str, int]] = field(default_factory=lambda: [{}, {}])
+    nullified: set[int] = field(default_factory=set)
+    double: list[bool] = field(default_factory=lambda: [False, False])
+    skirmish_winner: list[int | None] = field(default_factory=lambda: [None, None, None])
+    """Per tab position: 0/1 the winner, -1 a tie, None not resolved (or nullified)."""
+    clash_text_of: int | None = None
+    decided: bool = False
+    """The Fight step is over: ``winner`` is final (None then means a tie)."""
+
+
+class FightKlubGame:
+    """A two-player game of Fight Klub between two decks."""
+
+    def __init__(self, pool: CardPool, decks: Sequence[DeckList], config: FightKlubConfig | None = None) -> None:
+        if len(decks) != 2:
+            raise ConfigError(f"Fight Klub is a two-player game: give exactly 2 decks, got {len(decks)}")
+        self.pool = pool
+        self.decks = list(decks)
+        self.config = config or FightKlubConfig()
+        self.players: list[Player] = []
+        self.pending: Decision | None = None
+        self.actions: list[tuple[int, int]] = []
+        self.log: list[tuple[Any, ...]] = []
+        self.version = 0
+
+    # ------------------------------------------------------------------ setup
+    def new_game(self, rng: np.random.Generator, drop: int | None = None,
+                 orders: Sequence[dict[str, Sequence[str]] | None] | None = None) -> None:
+        """Shuffle (or take ``orders[seat] = {"fight": [...], "draw": [...]}``, top first) and start."""
+        self.rng = rng
+        self.players = []
+        self.orders_used: list[dict[str, list[str]]] = []
+        for seat, deck in enumerate(self.decks):
+            ch = self.pool.characters[deck.character]
+            p = Player(deck=deck, life=ch.life, hold=ch.hold, hand_size=ch.hand, fists=ch.fists, imprint=ch.imprint,
+                       energy=ch.energy)
+            given = None if orders is None else orders[seat]
+            for part, ids in (("fight", deck.fight_ids()), ("draw", deck.draw_ids())):
+                if given is not None and part in given:
+                    order = list(given[part])
+                    if sorted(order) != sorted(ids):
+                        raise DealError(f"orders[{seat}]['{part}'] must be an ordering of the deck's {part} cards "
+                                        f"{sorted(ids)}, got {sorted(order)}")
+                else:
+                    order = [ids[i] for i in rng.permutation(len(ids))]
+                setattr(p, "fight_stack" if part == "fight" else "draw_deck", order)
+            self.orders_used.append({"fight": list(p.fight_stack), "draw": list(p.draw_deck)})
+            self.players.append(p)
+        if drop is None:
+            drop = int(rng.integers(2))
+        if drop not in (0, 1):
+            raise DealError(f"drop must be seat 0 or 1, got {drop!r}")
+        self.drop = drop
+        self.first_drop = drop
+        self.turn = 1
+        self.phase = "setup"
+        self.fights: list[FightSlot] = []
+        self.current: int | None = None
+        self.winner: int | None = None
+        self.game_over = False
+        self.truncated = False
+        self.actions = []
+        self.log = []
+        self.pending = None
+        self.version += 1
+        for p in self.players:
+            self._draw(p, p.hand_size)
+        self._flow = self._game()
+        self._advance(None)
+
+    def clone(self) -> FightKlubGame:
+        """An independent copy, made by replaying this game's decks, orders and actions."""
+        g = FightKlubGame(self.pool, self.decks, self.config)
+        g.new_game(np.random.default_rng(0), drop=self.first_drop, orders=self.orders_used)
+        for seat, action in self.actions:
+            g.apply_action(seat, action)
+        return g
+
+    # ------------------------------------------------------------------ public API
+    def current_player(self) -> int:
+        if self.pending is None:
+            raise IllegalActionError("the game is over; nobody is to act")
+        return self.pending.seat
+
+    def legal_actions(self, seat: int) -> list[int]:
+        if self.pending is None or self.pending.seat != seat:
+            return []
+        return list(self.pending.legal)
+
+    def legal_action_mask(self, seat: int) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions(seat)] = 1
+        return mask
+
+    def is_terminal(self) -> bool:
+        return self.game_over or self.truncated
+
+    def returns(self) -> np.ndarray:
+        """+1 / -1 for the winner / loser; 0 each for a draw, a truncation or a game in progress."""
+        r = np.zeros(2)
+        if self.game_over and self.winner is not None:
+            r[self.winner], r[1 - self.winner] = 1.0, -1.0
+        return r
+
+    def apply_action(self, seat: int, action: int) -> None:
+        """Apply ``seat``'s action; raises IllegalActionError (changing nothing) if not legal."""
+        if self.pending is None:
+            raise IllegalActionError(f"the game is over; seat {seat} cannot play {action!r}")
+        if seat != self.pending.seat:
+            raise IllegalActionError(f"seat {seat} is not to act: seat {self.pending.seat} must choose ({self.pending.kind})")
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in self.pending.legal:
+            legal = ", ".join(f"{a} ({action_name(a)})" for a in self.pending.legal)
+            raise IllegalActionError(f"action {action!r} is not legal for seat {seat} ({self.pending.kind}); legal: {legal}")
+        self.actions.append((seat, int(action)))
+        self._advance(int(action))
+
+    # ------------------------------------------------------------------ flow driver
+    def _advance(self, action: int | None) -> None:
+        """Resume the flow with ``action`` and run it to the next real decision (or the end)."""
+        self.version += 1
+        try:
+            decision = self._flow.send(action) if action is not None else next(self._flow)
+            while len(decision.legal) == 1:  # a forced move is not a decision
+                decision = self._flow.send(decision.legal[0])
+        except StopIteration:
+            self.pending = None
+            return
+        self.pending = decision
+
+    def _ask(self, seat: int, kind: str, legal: Sequence[int]) -> Generator[Decision, int, int]:
+        action = yield Decision(seat, kind, tuple(sorted(legal)))
+        return action
+
+    def _order(self, kind: str) -> Generator[Decision, int, int]:
+        """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+        choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
+        return self.drop if choice == OPTION0 else 1 - self.drop
+
+    # ------------------------------------------------------------------ the game
+    def _game(self) -> Generator[Decision, int, None]:
+        while True:
+            if self.turn > self.config.max_turns:
+                self.truncated = True
+                self.phase = "over"
+                return
+            yield from self._setup()
+            if self.game_over:
+                return
+            self.phase = "fight"
+            yield from self._fight_phase()
+            if self.game_over:
+                return
+            self.phase = "cooldown"
+            yield from self._cooldown()
+            self.drop = 1 - self.drop
+            self.turn += 1
+            self.log.append(("drop", self.drop))
+
+    def _setup(self) -> Generator[Decision, int, None]:
+        self.phase = "setup"
+        for p in self.players:  # the First setup action: add the Energy allocation (twice on turn 1)
+            times = 2 if self.turn == 1 else 1
+            for c in range(3):
+                p.pool[c] += times * p.energy[c]
+        first = yield from self._order("order_setup")
+        for seat in (first, 1 - first):
+            for _ in range(SETUP_ACTIONS):
+                yield from self._phase_action(seat, "setup")
+                if self.game_over:
+                    return
+        # Fight cards: The Drop places first, then the opponent; all are revealed at once
+        placed: list[list[str]] = [[], []]
+        for seat in (self.drop, 1 - self.drop):
+            p = self.players[seat]
+            k = min(FIGHTS_PER_TURN, len(p.fight_stack))
+            placed[seat], p.fight_stack = p.fight_stack[:k], p.fight_stack[k:]
+        n = max(len(placed[0]), len(placed[1]))
+        if n == 0:
+            d0, d1 = self.players[0].dealt, self.players[1].dealt
+            self._end(None if d0 == d1 else int(d1 > d0), "no Fight cards left")
+            return
+        self.fights = [FightSlot(cards=[placed[0][i] if i < len(placed[0]) else None,
+                                        placed[1][i] if i < len(placed[1]) else None]) for i in range(n)]
+        self.log.append(("reveal", [f.cards for f in self.fights]))
+
+    def _fight_phase(self) -> Generator[Decision, int, None]:
+        while any(not f.resolved for f in self.fights):
+            open_fights = [i for i, f in enumerate(self.fights) if not f.resolved]
+            pick = yield from self._ask(self.drop, "choose_fight", [OPTION0 + i for i in open_fights])
+            self.current = pick - OPTION0
+            yield from self._one_fight(self.fights[self.current])
+            self.current = None
+            if self.game_over:
+                return
+
+    def _one_fight(self, f: FightSlot) -> Generator[Decision, int, None]:
+        # Enhance
+        first = yield from self._order("order_enhance")
+        for seat in (first, 1 - first):
+            yield from self._phase_action(seat, "enhance")
+            if self.game_over:
+                return
+        # Fight: Clash text or skirmishes
+        winner: int | None
+        if f.cards[0] is None or f.cards[1] is None:
+            winner = 0 if f.cards[0] is not None else 1  # unopposed
+            self.log.append(("unopposed", winner))
+        else:
+            ends = [self.end_of(f, s) for s in (0, 1)]
+            if ends[0].kind == "clash" or ends[1].kind == "clash":
+                if ends[0].kind == "clash" and ends[1].kind == "clash":
+                    pick = yield from self._ask(self.drop, "clash_text", (OPTION0, OPTION0 + 1))
+                    owner = self.drop if pick == OPTION0 else 1 - self.drop
+                else:
+                    owner = 0 if ends[0].kind == "clash" else 1
+                f.clash_text_of = owner
+                text = ends[owner]
+                m = [self.measure(s, text.measure, f) for s in (0, 1)]
+                winner = None if m[0] == m[1] else int((m[1] > m[0]) == (text.wins == "higher"))
+                self.log.append(("clash", owner, text.measure, m, winner))
+                if winner == owner and text.on_win:
+                    yield from self._resolve(owner, text.on_win)
+            else:
+                wins = [0, 0]
+                remaining = [0, 1, 2]
+                while remaining:
+                    choices = [pos for pos in remaining if pos not in f.nullified]
+                    if not choices:
+                        break
+                    pick = yield from self._ask(self.drop, "skirmish_order", [OPTION0 + pos for pos in choices])
+                    pos = pick - OPTION0
+                    remaining.remove(pos)
+                    totals = [self.skirmish_total(f, s, pos) for s in (0, 1)]
+                    if totals[0] == totals[1]:
+                        f.skirmish_winner[pos] = -1
+                        self.log.append(("skirmish", pos, totals, None))
+                        continue
+                    w = int(totals[1] > totals[0])
+                    f.skirmish_winner[pos] = w
+                    wins[w] += 1
+                    self.log.append(("skirmish", pos, totals, w))
+                    result = ends[w].tabs[pos].result
+                    if result:
+                        yield from self._resolve(w, result)
+                        if self.game_over:
+                            return
+                winner = None if wins[0] == wins[1] else int(wins[1] > wins[0])
+        f.winner = winner
+        f.decided = True
+        self.log.append(("fight", self.fights.index(f), winner))
+        # Score
+        first = yield from self._order("order_score")
+        for seat in (first, 1 - first):
+            yield from self._phase_action(seat, "score")
+            if self.game_over:
+                return
+        self._score(f)
+        f.resolved = True
+
+    def _score(self, f: FightSlot) -> None:
+        for seat in (0, 1):  # played Effects are discarded; Gear returns or is destroyed
+            p = self.players[seat]
+            p.discard.extend(f.effects_played[seat])
+            for g in f.gear_used[seat]:
+                if g.card.after == "destroy" and g in p.support:
+                    p.support.remove(g)
+                    p.discard.append(g.card.id)
+        w = f.winner
+        if w is None:  # raise-the-stakes
+            for seat in (0, 1):
+                if f.cards[seat] is not None:
+                    self.players[seat].rts.append(f.cards[seat])  # type: ignore[arg-type]
+            self.log.append(("raise_the_stakes", [len(p.rts) for p in self.players]))
+            return
+        win, lose = self.players[w], self.players[1 - w]
+        card = self.pool.fight[f.cards[w]]  # type: ignore[index]
+        dmg = card.damage * (2 if f.double[w] else 1)
+        win.damage_stack.append((card.id, f.double[w]))
+        win.dealt += dmg
+        if card.bonus_color is not None:
+            win.pool[card.bonus_color] += 1
+        for cid in win.rts:  # raise-the-stakes cards score without bonuses
+            win.damage_stack.append((cid, False))
+            win.dealt += self.pool.fight[cid].damage
+        win.rts = []
+        if f.cards[1 - w] is not None:
+            lose.fight_stack.append(f.cards[1 - w])  # type: ignore[arg-type]
+        lose.fight_stack.extend(lose.rts)
+        lose.rts = []
+        self.log.append(("score", w, card.id, dmg, win.dealt))
+        if win.dealt >= lose.life:
+            self._end(w, "damage reached Life")
+
+    def _cooldown(self) -> Generator[Decision, int, None]:
+        first = yield from self._order("order_cooldown")
+        for seat in (first, 1 - first):
+            yield from self._phase_action(seat, "cooldown")
+            if self.game_over:
+                return
+        first = yield from self._order("order_even_up")
+        for seat in (first, 1 - first):
+            p = self.players[seat]
+            while p.hand:
+                legal = [HAND0 + i for i in range(len(p.hand))] + ([PASS] if len(p.hand) <= p.hold else [])
+                a = yield from self._ask(seat, "even_up", legal)
+                if a == PASS:
+                    break
+                p.discard.append(p.hand.pop(a - HAND0))
+            self._draw(p, p.hand_size - len(p.hand))
+        self.fights = []
+
+    def _end(self, winner: int | None, why: str) -> None:
+        self.game_over = True
+        self.winner = winner
+        self.phase = "over"
+        self.log.append(("end", winner, why))
+
+    # ------------------------------------------------------------------ phase actions
+    def _phase_action(self, seat: int, phase: str) -> Generator[Decision, int, None]:
+        """One setup / enhance / score / cooldown action of ``seat``, or a pass."""
+        legal = [PASS] + self.playable(seat, phase)
+        a = yield from self._ask(seat, phase, legal)
+        p = self.players[seat]
+        if a == PASS:
+            return
+        if a == ROTATE:
+            f = self.fights[self.current]  # type: ignore[index]
+            card = self.pool.fight[f.cards[seat]]  # type: ignore[index]
+            yield from self._pay(seat, card.rotate_cost)  # type: ignore[arg-type]
+            f.end[seat] = 1 - f.end[seat]
+            self.log.append(("rotate", seat, card.id, f.end[seat]))
+            return
+        if HAND0 <= a < SUPPORT0:
+            card = self.pool.support[p.hand.pop(a - HAND0)]
+            self.log.append(("play", seat, card.id))
+            p.limbo.append(card.id)
+            yield from self._pay(seat, card.cost)
+            p.limbo.remove(card.id)
+            if card.type in ("condition", "gear"):
+                p.support.append(InPlay(card))
+            elif card.type == "effect":
+                f = self.fights[self.current]  # type: ignore[index]
+                for i in range(3):
+                    f.effect_tabs[seat][i] += card.tabs[i]
+                f.effects_played[seat].append(card.id)
+            else:
+                p.limbo.append(card.id)
+                yield from self._resolve(seat, card.effects)
+                p.limbo.remove(card.id)
+                p.discard.append(card.id)
+            return
+        item = p.support[a - SUPPORT0]
+        item.used_in = self.step_key(phase)
+        self.log.append(("use", seat, item.card.id))
+        if item.card.type == "gear":
+            yield from self._pay(seat, item.card.activation)  # type: ignore[arg-type]
+            f = self.fights[self.current]  # type: ignore[index]
+            for i in range(3):
+                f.effect_tabs[seat][i] += item.card.tabs[i]
+            f.gear_used[seat].append(item)
+            yield from self._resolve(seat, item.card.effects)
+        else:
+            action = next(x for x in item.card.actions if x.phase == phase)
+            yield from self._pay(seat, action.cost)
+            yield from self._resolve(seat, action.effects)
+
+    def step_key(self, phase: str) -> tuple[Any, ...]:
+        """The phase step now: setup and cooldown once a turn, enhance and score once a fight."""
+        return (self.turn, phase, self.current if phase in ("enhance", "score") else None)
+
+    def playable(self, seat: int, phase: str) -> list[int]:
+        """The non-pass actions ``seat`` may take as its ``phase`` action now."""
+        p = self.players[seat]
+        out = []
+        f = self.fights[self.current] if self.current is not None else None
+        for i, cid in enumerate(p.hand):
+            card = self.pool.support[cid]
+            ok = False
+            if card.type in ("condition", "gear"):
+                ok = phase == "setup" and len(p.support) < MAX_SUPPORT
+            elif card.type == "instant":
+                ok = card.phase == phase
+            elif card.type == "effect" and phase == "enhance" and f is not None:
+                ok = f.cards[seat] is not None and f.cards[1 - seat] is not None and \
+                    self.end_of(f, 0).kind == "power" and self.end_of(f, 1).kind == "power"
+            if ok and self.can_pay(seat, card.cost):
+                out.append(HAND0 + i)
+        for i, item in enumerate(p.support):
+            if item.used_in == self.step_key(phase):
+                continue
+            if item.card.type == "gear":
+                ok = phase == "enhance" and self.can_pay(seat, item.card.activation)  # type: ignore[arg-type]
+            else:
+                ok = any(x.phase == phase and self.can_pay(seat, x.cost) for x in item.card.actions)
+            if ok:
+                out.append(SUPPORT0 + i)
+        if phase == "enhance" and f is not None and f.cards[seat] is not None:
+            card = self.pool.fight[f.cards[seat]]  # type: ignore[index]
+            if card.rotate_cost is not None and self.can_pay(seat, card.rotate_cost):
+                out.append(ROTATE)
+        return out
+
+    # ------------------------------------------------------------------ energy
+    def spot_need(self, seat: int, cost: Cost) -> list[int]:
+        """Pool tokens per colour that must stay after payment to meet ``cost``'s spotting."""
+        imp = self.players[seat].imprint
+        return [max(0, cost.spot[c] - imp[c]) for c in range(3)]
+
+    def can_pay(self, seat: int, cost: Cost) -> bool:
+        pool = self.players[seat].pool
+        need = self.spot_need(seat, cost)
+        spare = [pool[c] - cost.burn[c] - need[c] for c in range(3)]
+        return min(spare) >= 0 and sum(spare) >= cost.generic
+
+    def _pay(self, seat: int, cost: Cost) -> Generator[Decision, int, None]:
+        pool = self.players[seat].pool
+        need = self.spot_need(seat, cost)
+        for c in range(3):
+            pool[c] -= cost.burn[c]
+        for _ in range(cost.generic):
+            colours = [COLOR0 + c for c in range(3) if pool[c] - need[c] > 0]
+            a = yield from self._ask(seat, "pay_generic", colours)
+            pool[a - COLOR0] -= 1
+
+    # ------------------------------------------------------------------ effects
+    def _resolve(self, seat: int, effects: Sequence[Effect]) -> Generator[Decision, int, None]:
+        """Resolve ``effects`` for their controller ``seat`` (the vocabulary of ``cards.EFFECT_OPS``)."""
+        f = self.fights[self.current] if self.current is not None else None
+        for e in effects:
+            # "when" effects need a decided fight whose result matches (a tie matches neither)
+            if e.when is not None and (f is None or f.winner is None or (f.winner == seat) != (e.when == "won")):
+                continue
+            t = seat if e.who == "self" else 1 - seat
+            p = self.players[t]
+            self.log.append(("effect", seat, e.op, t, e.n))
+            if e.op == "add":
+                p.pool[e.color] += e.n
+            elif e.op == "burn":
+                for _ in range(e.n):
+                    colours = [COLOR0 + c for c in range(3) if p.pool[c] > 0]
+                    if not colours:
+                        break
+                    a = yield from self._ask(t, "burn", colours)
+                    p.pool[a - COLOR0] -= 1
+            elif e.op == "draw":
+                self._draw(p, e.n)
+            elif e.op == "discard":
+                for _ in range(e.n):
+                    if not p.hand:
+                        break
+                    a = yield from self._ask(t, "discard", [HAND0 + i for i in range(len(p.hand))])
+                    p.discard.append(p.hand.pop(a - HAND0))
+            elif e.op == "destroy":
+                chooser = t if e.chooser == "owner" else seat
+                kind = "destroy_own" if chooser == t else "destroy_other"
+                for _ in range(e.n):
+                    cands = [SUPPORT0 + i for i, x in enumerate(p.support) if e.kind in ("any", x.card.type)]
+                    if not cands:
+                        break
+                    a = yield from self._ask(chooser, kind, cands)
+                    gone = p.support.pop(a - SUPPORT0)
+                    p.discard.append(gone.card.id)
+            elif e.op == "retrieve":
+                for i in range(len(p.discard) - 1, -1, -1):
+                    cid = p.discard[i]
+                    if cid in self.pool.support and e.kind in ("any", self.pool.support[cid].type):
+                        if len(p.hand) < MAX_HAND:
+                            p.discard.pop(i)
+                            self._add_to_hand(p, cid)
+                        break
+            elif f is not None and e.op == "boost":
+                f.boosts[t][e.type] = f.boosts[t].get(e.type, 0) + e.n
+            elif f is not None and e.op == "nullify":
+                f.nullified.add(e.position)
+            elif f is not None and e.op == "double_damage":
+                f.double[t] = True
+
+    def _draw(self, p: Player, n: int) -> None:
+        for _ in range(max(0, n)):
+            if not p.draw_deck or len(p.hand) >= MAX_HAND:
+                return
+            self._add_to_hand(p, p.draw_deck.pop(0))
+
+    def _add_to_hand(self, p: Player, cid: str) -> None:
+        """Hands are kept in card-pool order, so a hand position names the same card for everyone."""
+        p.hand.append(cid)
+        order = self.support_index
+        p.hand.sort(key=lambda c: order[c])
+
+    @property
+    def support_index(self) -> dict[str, int]:
+        idx = getattr(self, "_support_index", None)
+        if idx is None:
+            idx = {cid: i for i, cid in enumerate(self.pool.support_ids)}
+            self._support_index = idx
+        return idx
+
+    # ------------------------------------------------------------------ fight arithmetic
+    def end_of(self, f: FightSlot, seat: int) -> FightEnd:
+        """The end of ``seat``'s card in fight ``f`` now in use (rotatable cards have two)."""
+        card = self.pool.fight[f.cards[seat]]  # type: ignore[index]
+        return card.ends[f.end[seat]]
+
+    def skirmish_total(self, f: FightSlot, seat: int, pos: int) -> int:
+        """Tab value + Effect/Gear tabs + Condition bonuses + boosts + centre fist bonus."""
+        end = self.end_of(f, seat)
+        tab = end.tabs[pos]
+        p = self.players[seat]
+        total = tab.value + f.effect_tabs[seat][pos]
+        for item in p.support:
+            total += dict(item.card.bonus).get(tab.type, 0)
+        total += f.boosts[seat].get(tab.type, 0) + f.boosts[seat].get("all", 0)
+        if pos == 1:
+            total += p.fists[end.center_color]
+        return total
+
+    def measure(self, seat: int, measure: str, f: FightSlot) -> int:
+        p = self.players[seat]
+        if measure == "energy":
+            return sum(p.pool)
+        if measure == "hand":
+            return len(p.hand)
+        if measure == "support":
+            return len(p.support)
+        if measure == "damage_marker":
+            return self.pool.fight[f.cards[seat]].damage  # type: ignore[index]
+        if measure == "damage_scored":
+            return p.dealt
+        return sum(p.imprint)
+
+    def fight_card(self, cid: str | None) -> FightCard | None:
+        return None if cid is None else self.pool.fight[cid]
+
+    # ------------------------------------------------------------------ summaries
+    def card_counts(self, seat: int) -> dict[str, int]:
+        """How many of ``seat``'s 39 non-character cards sit in each place (for conservation checks)."""
+        p = self.players[seat]
+        in_fights = sum(1 for f in self.fights if not f.resolved and f.cards[seat] is not None)
+        effects_out = sum(len(f.effects_played[seat]) for f in self.fights if not f.resolved)
+        return {"fight_stack": len(p.fight_stack), "draw_deck": len(p.draw_deck), "hand": len(p.hand),
+                "discard": len(p.discard), "support": len(p.support), "damage_stack": len(p.damage_stack),
+                "rts": len(p.rts), "fights": in_fights, "effects": effects_out, "limbo": len(p.limbo)}
+
+
+SKIRMISH_TYPE_INDEX = {t: i for i, t in enumerate(SKIRMISH_TYPES)}
+
+
+def max_decisions_per_turn(pool: CardPool) -> int:
+    """An upper bound on the decisions of one turn, from the card data (for the episode bound).
+
+    Per turn: The Drop's orderings and choices (setup, 3 fights x (fight, enhance, score, clash
+    text, 2 skirmish orders), cooldown, even-up), 2 x (2 setup + 3 enhance + 3 score + 1
+    cooldown) phase actions each followed by at most ``per_action`` nested choices, 3 x 3
+    Result tabs and 3 Clash wins each with at most ``per_effects`` choices, and evening up
+    (at most ``MAX_HAND`` discards and a stop, per player).
+    """
+    def nested(effects: Sequence[Effect]) -> int:
+        return sum(e.n for e in effects if e.op in ("burn", "discard", "destroy"))
+
+    costs = [c.cost for c in pool.support.values()] + [c.activation for c in pool.support.values() if c.activation]
+    costs += [a.cost for c in pool.support.values() for a in c.actions]
+    costs += [c.rotate_cost for c in pool.fight.values() if c.rotate_cost]
+    per_cost = max(c.generic for c in costs)
+    per_card = [nested(c.effects) for c in pool.support.values()] + [nested(a.effects) for c in pool.support.values() for a in c.actions]
+    per_action = per_cost + max(per_card)
+    ends = [e for c in pool.fight.values() for e in c.ends]
+    per_result = max([nested(t.result) for e in ends for t in e.tabs] + [nested(e.on_win) for e in ends] + [0])
+    orderings = 1 + FIGHTS_PER_TURN * 6 + 2
+    phase_actions = 2 * (SETUP_ACTIONS + 3 * FIGHTS_PER_TURN + 1)
+    return orderings + phase_actions * (1 + per_action) + FIGHTS_PER_TURN * 4 * per_result + 2 * (MAX_HAND + 1)

@@ -1,0 +1,181 @@
+"""The card pool and deck lists: schema validation on load, the pool's breadth, deck construction."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from fight_envs.core.errors import CardDataError
+from fight_envs.games.fight_klub.cards import (
+    DEFAULT_POOL,
+    EFFECT_OPS,
+    PHASES,
+    SKIRMISH_TYPES,
+    DeckError,
+    DeckList,
+    load_deck,
+    load_pool,
+    parse_deck,
+    parse_pool,
+    validate_deck,
+)
+
+RAW = json.loads(resources.files("fight_envs.games.fight_klub").joinpath("cards.json").read_text(encoding="utf-8"))
+DECKS = json.loads(resources.files("fight_envs.games.fight_klub").joinpath("decks.json").read_text(encoding="utf-8"))
+
+
+def test_pool_is_broad_enough() -> None:
+    pool = DEFAULT_POOL
+    chars = list(pool.characters.values())
+    assert len(chars) >= 4 and {c.affiliation for c in chars} == {"hero", "villain"}
+    assert len(pool.fight) >= 30 and len(pool.support) >= 40
+    ends = [e for c in pool.fight.values() for e in c.ends]
+    assert {t.type for e in ends if e.kind == "power" for t in e.tabs} == set(SKIRMISH_TYPES)
+    assert any(e.kind == "clash" for e in ends)
+    assert any(t.result for e in ends if e.kind == "power" for t in e.tabs)  # Result tabs
+    assert any(c.rotate_cost is not None for c in pool.fight.values())
+    assert any(c.gold for c in pool.fight.values()) and any(c.signature for c in pool.fight.values())
+    types = [c.type for c in pool.support.values()]
+    assert all(types.count(t) >= 4 for t in ("condition", "effect", "gear", "instant"))
+    assert {c.phase for c in pool.support.values() if c.type == "instant"} == set(PHASES)
+    used_ops = {e.op for c in pool.support.values() for e in c.effects + tuple(x for a in c.actions for x in a.effects)}
+    used_ops |= {e.op for e in ends for t in e.tabs for e in t.result}
+    assert used_ops == set(EFFECT_OPS)  # every verb of the vocabulary is used by some card
+    assert any(e.who == "opponent" for c in pool.support.values() for e in c.effects)
+    assert any(c.cost.spot != (0, 0, 0) or (c.activation and c.activation.spot != (0, 0, 0)) or
+               any(a.cost.spot != (0, 0, 0) for a in c.actions) for c in pool.support.values())
+    assert len(pool.decks) >= 4
+
+
+def test_characters_differ() -> None:
+    stats = {(c.life, c.hold, c.hand, c.energy, c.fists, c.imprint) for c in DEFAULT_POOL.characters.values()}
+    assert len(stats) == len(DEFAULT_POOL.characters)
+    assert len({c.life for c in DEFAULT_POOL.characters.values()}) >= 3
+
+
+def test_preconstructed_decks_are_legal() -> None:
+    for deck in DEFAULT_POOL.decks.values():
+        validate_deck(deck, DEFAULT_POOL)
+        assert len(deck.fight_ids()) == 12 and len(deck.draw_ids()) == 27
+    assert len({d.character for d in DEFAULT_POOL.decks.values()}) == 4
+
+
+def _deck(**change: object) -> DeckList:
+    base = DEFAULT_POOL.decks["vega_blitz"].to_json()
+    base.update(change)
+    return parse_deck(base)
+
+
+def _broken(rule: str) -> DeckList:
+    vega = DEFAULT_POOL.decks["vega_blitz"].to_json()
+    fight, draw = dict(vega["fight"]), dict(vega["draw"])
+    if rule == "character":
+        return _deck(character="h_jab")
+    if rule == "fight-size":
+        fight["h_jab"] -= 1
+        return _deck(fight=fight)
+    if rule == "draw-size":
+        draw["h_jab"] = 1  # a Fight card in the Draw deck
+        return _deck(draw=draw)
+    if rule == "copies":
+        draw["h_surge"] += 1  # 4 commons
+        draw["h_brace"] -= 1
+        return _deck(draw=draw)
+    if rule == "gold":
+        # with h_finisher that makes 3 gold-icon cards, which is legal; the pool has only three
+        # gold cards, all rare, so the test below makes h_jab gold to reach 4
+        fight.update({"h_underdog": 1, "h_feint": 1})
+        fight["h_jab"] -= 1
+        fight["h_hook"] -= 1
+        return _deck(fight=fight)
+    if rule == "affiliation":
+        draw["h_surge"] -= 1
+        draw["v_surge"] = 1
+        return _deck(draw=draw)
+    if rule == "signature":
+        del fight["h_sig1"]
+        fight["h_sig2"] = 1  # Iron Sage's signature card in Captain Vega's deck
+        return _deck(fight=fight)
+    raise AssertionError(rule)
+
+
+@pytest.mark.parametrize("rule", [
+    pytest.param("character", id="character"),
+    pytest.param("fight-size", id="fight-size"),
+    pytest.param("draw-size", id="draw-size"),
+    pytest.param("copies", id="copies"),
+    pytest.param("gold", id="gold"),
+    pytest.param("affiliation", id="affiliation"),
+    pytest.param("signature", id="signature"),
+])
+def test_every_construction_rule_is_enforced(rule: str) -> None:
+    deck = _broken(rule)
+    pool = DEFAULT_POOL
+    if rule == "gold":
+        validate_deck(deck, pool)  # exactly 3 gold-icon cards is legal
+        raw = copy.deepcopy(RAW)
+        for card in raw["fight_cards"]:
+            if card["id"] == "h_jab":
+                card["gold"] = True  # now the deck holds 3 + 1 gold-icon cards
+        pool = parse_pool(raw)
+    with pytest.raises(DeckError) as info:
+        validate_deck(deck, pool)
+    assert info.value.rule == rule
+    assert f"deck rule '{rule}' broken" in str(info.value)
+
+
+def test_deck_lists_load_from_files_and_dicts(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(DECKS[0]), encoding="utf-8")
+    assert load_deck(str(path), DEFAULT_POOL) == DEFAULT_POOL.decks[DECKS[0]["name"]]
+    assert load_deck(DECKS[1], DEFAULT_POOL).name == DECKS[1]["name"]
+    with pytest.raises(CardDataError, match="unknown deck"):
+        load_deck("no_such_deck", DEFAULT_POOL)
+    bad = dict(DECKS[0], fight={**DECKS[0]["fight"], "h_jab": 0})
+    with pytest.raises(CardDataError, match="positive integer"):
+        load_deck(bad, DEFAULT_POOL)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    pytest.param(("characters", 0, "life"), 0, "field 'life' must be in 1..99", id="life"),
+    pytest.param(("characters", 0, "energy"), {"red": 1}, "unknown colour", id="colour"),
+    pytest.param(("fight_cards", 0, "ends"), [], "field 'ends' must hold 1 end", id="ends"),
+    pytest.param(("fight_cards", 0, "damage"), "2", "field 'damage' must be an integer", id="damage"),
+    pytest.param(("fight_cards", 0, "ends", 0, "tabs", 0, "type"), "speed", "allowed: mental, physical, spiritual, fate", id="tab-type"),
+    pytest.param(("support_cards", 0, "type"), "spell", "field 'type' is 'spell'", id="support-type"),
+    pytest.param(("support_cards", 5, "tabs"), [1, 2], "field 'tabs' must be 3 integers", id="effect-tabs"),
+    pytest.param(("support_cards", 14, "effects", 0, "op"), "explode", "field 'op' is 'explode'", id="op"),
+    pytest.param(("support_cards", 14, "effects", 0, "color"), "blue", "op 'draw' takes no field(s) ['color']", id="op-field"),
+    pytest.param(("fight_cards", 14, "bonus_color"), None, "needs a 'bonus_color'", id="signature-bonus"),
+])
+def test_bad_card_data_names_the_field(path: tuple, value: object, message: str) -> None:
+    raw = copy.deepcopy(RAW)
+    node = raw
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(CardDataError) as info:
+        parse_pool(raw)
+    assert message in str(info.value)
+
+
+def test_duplicate_ids_and_bad_signatures_are_rejected(tmp_path: Path) -> None:
+    raw = copy.deepcopy(RAW)
+    raw["support_cards"].append(copy.deepcopy(raw["support_cards"][0]))
+    with pytest.raises(CardDataError, match="used twice"):
+        parse_pool(raw)
+    raw = copy.deepcopy(RAW)
+    raw["support_cards"][0]["signature"] = "nobody"
+    with pytest.raises(CardDataError, match="no character"):
+        parse_pool(raw)
+    (tmp_path / "c.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(CardDataError, match="not valid JSON"):
+        load_pool(tmp_path / "c.json")
+    bad_decks = copy.deepcopy(DECKS)
+    bad_decks[0]["fight"]["h_jab"] += 1
+    with pytest.raises(CardDataError, match="preconstructed deck 'vega_blitz' is illegal"):
+        parse_pool(RAW, bad_decks)

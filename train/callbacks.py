@@ -113,8 +113,10 @@ class Evaluator:
                  history_path: Path) -> None:
         self.config = config
         self.env_name = env_name
-        # Evaluation always counts wins: the outcome reward, whatever the training reward.
-        self.env_options = {**env_options, "reward": "outcome", "num_players": config.num_players}
+        # Evaluation counts wins from the env's default reward (Fight 5: the outcome), whatever
+        # reward the learner trains on; dropping the key lets each game use its own default.
+        self.env_options = {**{k: v for k, v in env_options.items() if k != "reward"},
+                            "num_players": config.num_players}
         self.game = game
         self.seed = seed
         self.history_path = history_path

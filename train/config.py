@@ -45,10 +45,21 @@ class EnvConfig:
     reward: str = "score"
     num_bouts: int = 3
     target_score: int | None = 200
+    options: dict[str, Any] = field(default_factory=dict)
+    """Any other constructor options of the env (e.g. Fight Klub's ``decks``, Brawl's limits)."""
 
     def env_options(self) -> dict[str, Any]:
-        """Options passed to the env constructor (``num_players`` is set per env)."""
-        return {"reward": self.reward, "num_bouts": self.num_bouts, "target_score": self.target_score}
+        """Options passed to the env constructor (``num_players`` is set per env).
+
+        ``reward``, ``num_bouts`` and ``target_score`` are passed only to envs that take them
+        (Fight 5 takes all three), so one config shape serves every game; ``options`` is passed
+        as it is, and an option the env does not know fails there with the allowed list.
+        """
+        from fight_envs.registry import spec
+
+        accepted = spec(self.name).options
+        common = {"reward": self.reward, "num_bouts": self.num_bouts, "target_score": self.target_score}
+        return {**{k: v for k, v in common.items() if k in accepted}, **self.options}
 
 
 @dataclass
@@ -280,12 +291,13 @@ def set_value(config: Config, key: str, value: Any) -> None:
     """Set dotted ``key`` (``total_timesteps``, ``ppo.learning_rate``, ``opponents.weights_end.self``)."""
     parts = key.split(".")
     obj: Any = config
+    value_type: Any = Any  # the value type of the dict field being descended into
     for i, part in enumerate(parts):
         full = ".".join(parts[: i + 1])
         if isinstance(obj, dict):
             if i != len(parts) - 1:
                 raise ConfigError(f"config key {key!r} goes too deep: {'.'.join(parts[:i])} holds plain values")
-            obj[part] = _coerce(value, float, full)
+            obj[part] = _coerce(value, value_type, full)
             return
         hints = _field_types(obj, full)
         current = getattr(obj, part)
@@ -299,6 +311,9 @@ def set_value(config: Config, key: str, value: Any) -> None:
             return
         if not (dataclasses.is_dataclass(current) or isinstance(current, dict)):
             raise ConfigError(f"config key {key!r}: {full} is a value, not a section")
+        if isinstance(current, dict):
+            args = typing.get_args(hints[part])
+            value_type = args[1] if len(args) == 2 else Any
         obj = current
 
 

@@ -1,0 +1,364 @@
+"""
+# Brawl (`fight_envs.brawl_v0`)
+
+| | |
+| --- | --- |
+| Import | `from fight_envs import brawl_v0` |
+| Actions | Discrete(16): 0..12 play a card of that type, 13 PASS, 14 CLOCKWISE, 15 COUNTER-CLOCKWISE |
+| Parallel API | yes (`brawl_v0.parallel_env`): a conversion, only the deciding fighter's action is used |
+| Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..8) |
+| Observation | dict: `observation` Box(0, 200, (155,), float32), `action_mask` Box(0, 1, (16,), int8) |
+| Episode length | at most `max_steps` decisions (default 150 x num_players; 300 x with `chaos_windows="all"`), then truncation |
+| Rules | `seeds/brawl.md` |
+
+Brawl is a turn-based shedding fight: a fighter attacks the next fighter with an elemental
+PUNCH or KICK; the defender answers with the same attack, a JUMP, DODGE, COUNTER or BLOCK, or
+takes the hit and draws. CHAOS may be played by anyone at any moment; the first fighters to run
+out of cards become MASTERs, the last two fight a showdown.
+
+**AEC** (`env`, `raw_env`): one decision per step, by the fighter the rules call on
+(``agent_selection``): the attacker, the defender, a fighter with a follow-up, the CHAOS player
+choosing a direction, or, in a **reaction window** after each card played (``chaos_windows=True``),
+each other fighter holding a CHAOS in turn (clockwise from the player's left), who may play it
+or PASS. Being asked shows that a fighter holds a CHAOS (the issue's definition of the windows);
+``chaos_windows="all"`` asks every other fighter instead, and hides it. Every decision is
+asked, even when only one action is legal (the mask then has one 1).
+**Parallel** (`parallel_env`): each step takes one action per live agent, but only the deciding
+fighter's action is applied; the others' masks are all zero and their actions are ignored.
+
+**Observation** (egocentric, padded to 8 fighters): documented feature by feature in
+``fight_envs/games/brawl/observe.py``. Others' hands and the draw pile never enter it.
+
+**Action mask**: exactly the legal set of the deciding fighter; all zeros for everyone else.
+Also in ``info["action_mask"]``.
+
+**Rewards** (at the end only): ``reward="rank"`` (default): 1 for first place down to -1 for
+last, linear in the place, tied fighters sharing the mean; ``reward="winner"``: +1 sole first
+MASTER, 0 to each of a shared first place, -1 to the rest. When the step limit truncates a
+game, fighters still fighting share the places left and the same rewards are paid.
+
+**Info** (the same keys at every step): ``action_mask``; ``hand_size`` (mine); ``hand_sizes``
+(every fighter's, egocentric); ``place`` (mine, 0 while fighting); ``steps``; ``phase``.
+
+**Illegal actions**: ``raw_env`` raises ``IllegalActionError`` naming the action and the legal
+set and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the others).
+
+**Options** (constructor): ``num_players=2`` (2..8); ``chaos_windows=True`` (windows for CHAOS
+holders; ``"all"``: every other fighter is asked, so being asked reveals nothing; False: CHAOS
+only in one's own decisions, far fewer steps); ``max_steps=None`` (None: 150 x num_players,
+300 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
+``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON).
+**Reset options**: ``{"deal": {"hands": [[card names] x fighters], "draw_pile": [card names, top
+first]}}``: a fixed deal (every hand the deal size, all cards together exactly the deck).
+
+**Determinism**: `reset(seed=s)` reproduces the game exactly. `env.unwrapped.game_record()`
+returns JSON data that `fight_envs.games.brawl.record.replay` plays back.
+
+Version history: v0: first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.seeding import make_rng
+from fight_envs.games.brawl.cards import DEFAULT_CARDS, load_cards
+from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.brawl.record import make_record
+from fight_envs.games.brawl.render import render_text
+from fight_envs.games.brawl.rules import NUM_ACTIONS, REWARD_MODES, BrawlConfig, BrawlGame, parse_deal
+
+ENV_NAME = "brawl_v0"
+RENDER_MODES = ["human", "ansi"]
+RESET_OPTIONS = ("deal",)
+ILLEGAL_REWARD = -1.0
+
+ENV_OPTIONS: dict[str, Any] = {
+    "num_players": 2,
+    "chaos_windows": True,
+    "max_steps": None,
+    "reward": "rank",
+    "render_mode": None,
+    "viewer": None,
+    "cards": None,
+}
+"""Constructor options and their defaults (listed by the suite's registry)."""
+
+
+class _BrawlTable:
+    """What the AEC and parallel envs share: the engine, spaces, observations, infos, rewards."""
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        chaos_windows: bool | str = True,
+        max_steps: int | None = None,
+        reward: str = "rank",
+        render_mode: str | None = None,
+        viewer: int | None = None,
+        cards: str | None = None,
+    ) -> None:
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps)
+        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
+                                   or not 0 <= viewer < num_players):
+            raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
+        self.cards = DEFAULT_CARDS if cards is None else load_cards(cards)
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.viewer = viewer
+        self.game = BrawlGame(self.config, self.cards)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.seed: int | None = None
+        self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        # seat -> absolute seats in egocentric order (np.roll is slow on the per-step path)
+        self._relative = [np.array([(s + k) % num_players for k in range(num_players)]) for s in range(num_players)]
+
+    def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        options = options or {}
+        check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
+        deal = options.get("deal")
+        parsed = None if deal is None else parse_deal(deal, self.config.num_players, self.cards, "reset option 'deal'")
+        rng, self.seed = make_rng(seed)
+        self.game.new_game(rng, parsed)
+        self._obs_cache.clear()
+
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        g = self.game
+        cached = self._obs_cache.get(seat)
+        if cached is None or cached[0] != g.version:
+            cached = (g.version, encode(g, seat))
+            self._obs_cache[seat] = cached
+        return {"observation": cached[1], "action_mask": g.legal_action_mask(seat)}
+
+    def info(self, seat: int, mask: np.ndarray, sizes: np.ndarray | None = None) -> dict[str, Any]:
+        """Info of ``seat``; ``sizes`` (every hand's size) may be passed in when already computed."""
+        g = self.game
+        if sizes is None:
+            sizes = g.hands.sum(axis=1)
+        return {
+            "action_mask": mask,
+            "hand_size": int(sizes[seat]),
+            "hand_sizes": sizes[self._relative[seat]],  # egocentric: relative seat k is seat + k
+            "place": int(g.place[seat]),
+            "steps": g.steps,
+            "phase": int(g.phase),
+        }
+
+    def infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
+        """Every agent's info; only the deciding fighter's mask is computed, the rest are zeros."""
+        g = self.game
+        sizes = g.hands.sum(axis=1)
+        actor = g.current_player() if not g.is_over() else -1
+        out = {}
+        for agent in agents:
+            seat = self.seat[agent]
+            mask = g.legal_action_mask(seat) if seat == actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
+            out[agent] = self.info(seat, mask, sizes)
+        return out
+
+    def final_rewards(self) -> np.ndarray:
+        return self.game.returns(self.reward_mode)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=3)
+            return None
+        text = render_text(self.game, self.viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class raw_env(AECEnv):
+    """Brawl, turn-based (AEC) form. See the module docstring for the full card."""
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        self.table = _BrawlTable(**options)
+        self.game = self.table.game
+        self.possible_agents = list(self.table.possible_agents)
+        self.render_mode = self.table.render_mode
+        self.observation_spaces = self.table.observation_spaces
+        self.action_spaces = self.table.action_spaces
+        self.max_episode_steps = self.game.config.step_limit
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.table.start(seed, options)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player()]
+        self._refresh_infos()
+
+    def _refresh_infos(self) -> None:
+        self.infos = self.table.infos(self.agents)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.table.observation(self.table.seat[agent])
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.table.seat[agent]
+        self.game.apply_action(seat, action)  # raises IllegalActionError, changing nothing
+        self._cumulative_rewards[agent] = 0.0
+        if self.game.is_over():
+            final = self.table.final_rewards()
+            self.rewards = {a: float(final[self.table.seat[a]]) for a in self.agents}
+            done = {a: True for a in self.agents}
+            if self.game.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[self.game.current_player()]
+        self._refresh_infos()
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        return self.table.render()
+
+    def close(self) -> None:
+        pass
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as JSON-ready data (replay with ``brawl.record.replay``)."""
+        return make_record(self.game, self.table.seed)
+
+
+def env(**options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
+    aec = raw_env(**options)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+class parallel_raw_env(ParallelEnv):
+    """Brawl as a parallel env: a conversion of the turn-based game.
+
+    Each step takes an action from every live agent; only the deciding fighter's is applied
+    (everyone else's mask is all zeros and its action is ignored, whatever it is). This is sound
+    because exactly one fighter decides at any moment. ``illegal_action="raise"`` (this class's
+    default) raises IllegalActionError for an illegal action of the deciding fighter and changes
+    nothing; ``"terminate"`` (what :func:`parallel_env` uses) ends the game with -1 for it.
+    """
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "render_fps": 1}
+
+    def __init__(self, illegal_action: str = "raise", **options: Any) -> None:
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        if illegal_action not in ("raise", "terminate"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.table = _BrawlTable(**options)
+        self.game = self.table.game
+        self.possible_agents = list(self.table.possible_agents)
+        self.agents: list[str] = []
+        self.render_mode = self.table.render_mode
+        self.observation_spaces = self.table.observation_spaces
+        self.action_spaces = self.table.action_spaces
+        self.max_episode_steps = self.game.config.step_limit
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, infos = {}, {}
+        for agent in self.agents:
+            seat = self.table.seat[agent]
+            o = self.table.observation(seat)
+            obs[agent] = o
+            infos[agent] = self.table.info(seat, o["action_mask"].copy())
+        return obs, infos
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        self.table.start(seed, options)
+        self.agents = list(self.possible_agents)
+        return self._observe_all()
+
+    def step(self, actions: dict[str, int]):
+        if not self.agents:
+            raise IllegalActionError("the game is over; call reset() before step()")
+        g = self.game
+        decider = self.possible_agents[g.current_player()]
+        if decider not in actions:
+            raise IllegalActionError(f"step() needs an action for the deciding agent {decider}")
+        action = actions[decider]
+        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        if not is_int or not 0 <= action < NUM_ACTIONS or not g.legal_action_mask(g.current_player())[action]:
+            if self.illegal_action == "raise":
+                g.apply_action(g.current_player(), action)  # raises with the legal set
+            warnings.warn(f"illegal action by {decider}; the game ends with {ILLEGAL_REWARD} for it", stacklevel=2)
+            obs, infos = self._observe_all()
+            for info in infos.values():
+                info["action_mask"][:] = 0
+            for o in obs.values():
+                o["action_mask"][:] = 0
+            rewards = {a: (ILLEGAL_REWARD if a == decider else 0.0) for a in self.agents}
+            terms = {a: True for a in self.agents}
+            truncs = {a: False for a in self.agents}
+            self.agents = []
+            return obs, rewards, terms, truncs, infos
+        g.apply_action(g.current_player(), int(action))
+        if g.is_over():
+            final = self.table.final_rewards()
+            rewards = {a: float(final[self.table.seat[a]]) for a in self.agents}
+        else:
+            rewards = dict.fromkeys(self.agents, 0.0)
+        terms = {a: g.is_terminal() for a in self.agents}
+        truncs = {a: g.truncated for a in self.agents}
+        obs, infos = self._observe_all()
+        if g.is_over():
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def render(self) -> str | None:
+        return self.table.render()
+
+    def close(self) -> None:
+        pass
+
+    def game_record(self) -> dict[str, Any]:
+        return make_record(self.game, self.table.seed)
+
+
+def parallel_env(**options: Any) -> ParallelEnv:
+    """The parallel env; an illegal action of the deciding fighter ends the game with -1 for it."""
+    return parallel_raw_env(illegal_action="terminate", **options)

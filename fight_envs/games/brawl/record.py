@@ -1,0 +1,88 @@
+"""Brawl game records: a game as JSON-ready data, and its replay.
+
+A record holds the config, the card data, the seed (reshuffles of the discard pile draw from
+the game's generator), the deal, whether the deal was fixed, and every action in order.
+Replaying re-applies the actions to a fresh engine and checks the outcome against the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.games.brawl.cards import BrawlCards, parse_cards
+from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, parse_deal
+
+RECORD_FORMAT = "fight-envs/brawl-record/v1"
+
+
+def make_record(game: BrawlGame, seed: int | None) -> dict[str, Any]:
+    """The record of ``game`` so far (JSON-serialisable)."""
+    cfg = game.config
+    return {
+        "format": RECORD_FORMAT,
+        "game": "brawl",
+        "config": {"num_players": cfg.num_players, "chaos_windows": cfg.chaos_windows, "max_steps": cfg.max_steps},
+        "cards": game.cards.to_json(),
+        "seed": seed,
+        "fixed_deal": game.fixed_deal,
+        "deal": game.deal.to_json(game.cards),
+        "actions": [[seat, game.action_name(a)] for seat, a in game.actions],
+        "finished": game.is_over(),
+        "truncated": game.truncated,
+        "finish_order": [list(g) for g in game.finish_order],
+    }
+
+
+def _action_of(game: BrawlGame, name: Any) -> int:
+    from fight_envs.games.brawl.rules import NUM_ACTIONS
+
+    for a in range(NUM_ACTIONS):
+        if game.action_name(a) == name:
+            return a
+    raise ValueError(f"unknown action {name!r}")
+
+
+def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None] | None = None) -> BrawlGame:
+    """Replay ``record`` on a fresh engine; return the engine at the end.
+
+    ``on_step(game, seat, action)`` is called before each action. Raises RecordError if the
+    record is malformed or does not match what the rules produce.
+    """
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not a Brawl record: 'format' must be {RECORD_FORMAT!r}")
+    missing = {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"} - set(record)
+    if missing:
+        raise RecordError(f"record is missing fields {sorted(missing)}")
+    try:
+        config = BrawlConfig(**record["config"])
+        cards: BrawlCards = parse_cards(record["cards"], "record cards")
+        deal = parse_deal(record["deal"], config.num_players, cards, "record deal")
+        game = BrawlGame(config, cards)
+    except (TypeError, FightEnvsError) as exc:
+        raise RecordError(f"record has a bad config, card data or deal: {exc}") from None
+    seed = record["seed"]
+    rng = np.random.default_rng(seed if seed is not None else 0)
+    game.new_game(rng, deal if record["fixed_deal"] else None)
+    if game.deal != deal:
+        raise RecordError("the seed deals differently from the recorded deal")
+    for i, entry in enumerate(record["actions"]):
+        try:
+            seat, action = int(entry[0]), _action_of(game, entry[1])
+        except (TypeError, ValueError, IndexError):
+            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, action name]") from None
+        if on_step is not None:
+            on_step(game, seat, action)
+        try:
+            game.apply_action(seat, action)
+        except FightEnvsError as exc:
+            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    order = [list(g) for g in game.finish_order]
+    if order != record["finish_order"]:
+        raise RecordError(f"replayed finishing order {order} differs from the record's {record['finish_order']}")
+    if "truncated" in record and game.truncated != record["truncated"]:
+        raise RecordError(f"the record says truncated={record['truncated']!r}, the replay gives {game.truncated}")
+    return game

@@ -29,8 +29,38 @@ def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
     }
 
 
+def _brawl_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from agents.brawl import HeuristicAgent as BrawlHeuristicAgent
+
+    return {
+        "random": lambda seed: RandomAgent(seed),
+        "heuristic": lambda seed: BrawlHeuristicAgent(seed),
+    }
+
+
+def _fight_klub_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from agents.fight_klub import HeuristicAgent as FightKlubHeuristicAgent
+
+    return {
+        "random": lambda seed: RandomAgent(seed),
+        "heuristic": lambda seed: FightKlubHeuristicAgent(seed),
+    }
+
+
+def _fifth_earth_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from agents.fifth_earth import HeuristicAgent as FifthEarthHeuristicAgent
+
+    return {
+        "random": lambda seed: RandomAgent(seed),
+        "heuristic": lambda seed: FifthEarthHeuristicAgent(seed),
+    }
+
+
 GAMES: dict[str, Callable[[], dict[str, Callable[[int | None], Agent]]]] = {"fight5": _fight5_factories}
 """Per game, a function returning its baselines by name (deferred so listing imports little)."""
+GAMES["fifth_earth"] = _fifth_earth_factories
+GAMES["fight_klub"] = _fight_klub_factories
+GAMES["brawl"] = _brawl_factories
 
 
 def game_name(game: str) -> str:

@@ -48,6 +48,57 @@ REGISTRY: dict[str, EnvSpec] = {
             "cards": "None | path to a card-data JSON",
         },
     ),
+    "brawl_v0": EnvSpec(
+        name="brawl_v0",
+        module="fight_envs.brawl_v0",
+        description="Brawl: 2-8 fighters shed cards by elemental attacks and defences; CHAOS at any moment.",
+        rules="seeds/brawl.md",
+        option_ranges={
+            "num_players": "2..8",
+            "chaos_windows": "True | False | 'all'",
+            "max_steps": ">= 1 or None (150 x num_players; 300 x with 'all' windows)",
+            "reward": "'rank' | 'winner'",
+            "render_mode": "None | 'ansi' | 'human'",
+            "viewer": "None | seat",
+            "cards": "None | path to a card-data JSON",
+        },
+    ),
+    "fifth_earth_v0": EnvSpec(
+        name="fifth_earth_v0",
+        module="fight_envs.fifth_earth_v0",
+        description="Fifth-Earth battles: 2-6 players fight knockout battles with character stage runs and dice.",
+        rules="seeds/fifth_earth.md",
+        option_ranges={
+            "num_players": "2..6",
+            "num_destinations": "1..25 (25: the full campaign)",
+            "format": "'knockout' | 'royale'",
+            "won_cards": "'spoils' | 'hand'",
+            "max_fights": "1..1000",
+            "out_of_cards": "'hand' | 'hand_and_rest'",
+            "reward": "'outcome' | 'destination'",
+            "max_steps": ">= 1 or None",
+            "render_mode": "None | 'ansi' | 'human'",
+            "viewer": "None | seat",
+            "cards": "None | path to a card-data JSON",
+        },
+    ),
+    "fight_klub_v0": EnvSpec(
+        name="fight_klub_v0",
+        module="fight_envs.fight_klub_v0",
+        description="Fight Klub TCG: 2 players, character + Fight stack + Draw deck; three fights a turn, The Drop orders all (AEC only).",
+        rules="seeds/fight_klub.md",
+        option_ranges={
+            "num_players": "2",
+            "reward": "'outcome'",
+            "decks": "None | [deck, deck] (preconstructed name, deck-list dict or JSON path)",
+            "deck_pool": "None | list of preconstructed deck names",
+            "max_turns": ">= 1",
+            "render_mode": "None | 'ansi' | 'human'",
+            "viewer": "None | 0 | 1",
+            "cards": "None | path to a card-data JSON",
+            "deck_lists": "None | path to a JSON list of deck lists",
+        },
+    ),
 }
 
 
@@ -65,8 +116,10 @@ def spec(name: str) -> EnvSpec:
 def make(name: str, api: str = "aec", **options: Any) -> Any:
     """Build environment ``name``: ``api`` is 'aec' (wrapped), 'raw', 'parallel' or 'parallel_raw'."""
     module = spec(name).load()
-    builders = {"aec": module.env, "raw": module.raw_env, "parallel": module.parallel_env,
-                "parallel_raw": module.parallel_raw_env}
+    # A game without a parallel form (its decisions are strictly sequential) offers only the AEC ones.
+    builders = {api_: getattr(module, attr) for api_, attr in
+                (("aec", "env"), ("raw", "raw_env"), ("parallel", "parallel_env"), ("parallel_raw", "parallel_raw_env"))
+                if hasattr(module, attr)}
     if api not in builders:
         raise ConfigError(f"unknown api {api!r}; allowed: {', '.join(builders)}")
     return builders[api](**options)

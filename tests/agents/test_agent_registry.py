@@ -30,7 +30,7 @@ def test_unknown_names_list_what_exists():
     with pytest.raises(ValueError, match="unknown game 'chess'.*fight5"):
         make_agent("random", game="chess")
     with pytest.raises(ValueError, match="unknown game"):
-        list_agents("brawl")
+        list_agents("no_such_game")
     with pytest.raises(ValueError, match="non-empty string"):
         make_agent("  ")
     with pytest.raises(ValueError, match="no checkpoint file at 'runs/missing/model.zip'"):

@@ -1,0 +1,261 @@
+"""
+# Fifth-Earth battles (`fight_envs.fifth_earth_v0`)
+
+| | |
+| --- | --- |
+| Import | `from fight_envs import fifth_earth_v0` |
+| Actions | Discrete(205): lay a card (0..99) or a stage run (100..174), choose a destination (175..199), challenge a player (200..204) |
+| Parallel API | no (see below) |
+| Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..6) |
+| Observation | dict: `observation` Box(0, 10, (775,), float32), `action_mask` Box(0, 1, (205,), int8) |
+| Episode length | at most `max_episode_steps` = the engine's bound (every battle is capped at `max_fights` fights); `max_steps` truncates earlier |
+| Rules | `seeds/fifth_earth.md` |
+
+For each destination the players roll the dice for order; the highest chooses the destination;
+everyone is dealt eight character cards; then players battle one against one in a knockout
+(byes for odd counts, seeds re-rolled each round) until one claims the destination. In a fight
+one player lays character cards face down (one card, or stages 1..k of one character), the
+other sees *how many* and answers, both roll the dice (a double draws a power card), the higher
+total wins. ``format="royale"`` plays the rulebook's battle-royale alternative: everyone in one
+battle. The game is ``num_destinations`` destinations long; most destinations wins.
+
+**Turns** (AEC): one decision per step: choosing the destination, choosing whom to challenge,
+or laying. Dice, power cards and reveals happen between steps, automatically. Players waiting
+(a bye, a battle they are not in, knocked out of this destination) stay in ``agents`` and are
+never selected; all agents end at the same step. There is no parallel form: every decision
+depends on the one before it (the second layer sees how many cards the first laid), so a
+parallel step would have one actor and everybody else idle.
+
+**Observation** (egocentric, padded to 6 players): documented feature by feature in
+``fight_envs/games/fifth_earth/observe.py``. Nothing hidden enters it: others' hands and
+piles (sizes only), face-down cards (count only), the undealt cards, the power deck's order.
+
+**Action mask**: exactly the legal set of the acting agent (the stage-run rule, the reuse
+restriction); all zeros for every other agent. Also in ``info["action_mask"]``.
+
+**Rewards**: ``reward="outcome"`` (default): at the end, +1 to the sole player with most
+destinations, 0 to each of several tied for most, -1 to the others. ``reward="destination"``:
+when a destination is claimed, +1 to the claimer and -1/(n-1) to each other player.
+
+**Info** (the same keys at every step): ``action_mask``; ``destinations_won`` (mine);
+``destinations`` (everyone's, egocentric); ``phase`` (0 choose destination, 1 challenge,
+2 lay, 3 over); ``knockout_round``; ``fight`` (0 between battles); ``hand_size`` (mine).
+The engine is ``env.unwrapped.game``; ``game.events`` narrates the game.
+
+**Illegal actions**: ``raw_env`` raises ``IllegalActionError`` naming the action and the legal
+set, and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the others)
+and a warning, PettingZoo's convention.
+
+**Options** (constructor): ``num_players=2`` (2..6), ``num_destinations=1`` (1..25; 25 is the
+full campaign), ``format="knockout"|"royale"``, ``won_cards="spoils"|"hand"``,
+``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
+many steps), ``render_mode=None|"ansi"|"human"``, ``viewer=None|int`` (whose cards a rendering
+shows), ``cards=None|path`` (card data JSON).
+**Reset options**: ``{"deals": [deal per destination], "dice": [faces 1..6]}``; a deal is
+``{"hands": [[8 cards] x players], "power_deck": [14 power cards, top first]}`` (cards by name,
+``"Greytok 2"``, or id); ``dice`` are used in order before the seeded generator takes over.
+
+**Determinism**: `reset(seed=s)` reproduces the game exactly, dice included.
+`env.unwrapped.game_record()` returns JSON data that
+`fight_envs.games.fifth_earth.record.replay` plays back.
+
+Version history: v0: first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.seeding import make_rng
+from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
+from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.fifth_earth.record import make_record
+from fight_envs.games.fifth_earth.render import render_text
+from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, FifthEarthConfig, FifthEarthGame, parse_deal
+
+ENV_NAME = "fifth_earth_v0"
+REWARD_MODES = ("outcome", "destination")
+RENDER_MODES = ["human", "ansi"]
+RESET_OPTIONS = ("deals", "dice")
+ILLEGAL_REWARD = -1.0
+
+ENV_OPTIONS: dict[str, Any] = {
+    "num_players": 2,
+    "num_destinations": 1,
+    "format": "knockout",
+    "won_cards": "spoils",
+    "max_fights": 40,
+    "out_of_cards": "hand",
+    "reward": "outcome",
+    "max_steps": None,
+    "render_mode": None,
+    "viewer": None,
+    "cards": None,
+}
+"""Constructor options and their defaults (listed by the suite's registry)."""
+
+
+class raw_env(AECEnv):
+    """Fifth-Earth, turn-based (AEC) form. See the module docstring for the full card."""
+
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
+        opts = {**ENV_OPTIONS, **options}
+        if opts["reward"] not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {opts['reward']!r}")
+        if opts["render_mode"] is not None and opts["render_mode"] not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {opts['render_mode']!r}")
+        self.config = FifthEarthConfig(num_players=opts["num_players"], num_destinations=opts["num_destinations"],
+                                       format=opts["format"], won_cards=opts["won_cards"],
+                                       max_fights=opts["max_fights"], out_of_cards=opts["out_of_cards"])
+        n = self.config.num_players
+        viewer = opts["viewer"]
+        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):
+            raise ConfigError(f"viewer must be None or a seat in 0..{n - 1}, got {viewer!r}")
+        max_steps = opts["max_steps"]
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise ConfigError(f"max_steps must be None or an integer >= 1, got {max_steps!r}")
+        self.cards = DEFAULT_CARDS if opts["cards"] is None else load_cards(opts["cards"])
+        self.reward_mode = opts["reward"]
+        self.render_mode = opts["render_mode"]
+        self.viewer = viewer
+        self.max_steps = max_steps
+        self.game = FifthEarthGame(self.config, self.cards)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        bound = self.config.max_decisions()
+        self.max_episode_steps = bound if max_steps is None else min(bound, max_steps)
+        self.seed_used: int | None = None
+        # seat -> (game.version, observation vector): observing twice without a step encodes once
+        self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = options or {}
+        check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
+        deals = options.get("deals")
+        parsed = None
+        if deals is not None:
+            if not isinstance(deals, (list, tuple)) or len(deals) > self.config.num_destinations:
+                raise ConfigError(f"reset option 'deals' must be a list of at most {self.config.num_destinations} "
+                                  "destination deals")
+            parsed = [parse_deal(d, self.config.num_players, self.cards, f"deals[{i}]") for i, d in enumerate(deals)]
+        dice = options.get("dice")
+        if dice is not None and not isinstance(dice, (list, tuple)):
+            raise ConfigError(f"reset option 'dice' must be a list of die faces 1..6, got {dice!r}")
+        rng, self.seed_used = make_rng(seed)
+        self.game.new_game(rng, parsed, list(dice) if dice is not None else None)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.num_steps = 0
+        self.agent_selection = self.possible_agents[self.game.current_player()]
+        self.infos = {a: self._info(a) for a in self.agents}
+
+    def _live(self) -> bool:
+        return not self.game.is_terminal() and not any(self.truncations.values())
+
+    def _mask(self, agent: str) -> np.ndarray:
+        if agent == self.agent_selection and self._live():
+            return self.game.legal_action_mask(self.seat[agent])
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        g, s, n = self.game, self.seat[agent], self.config.num_players
+        rel = [(s + k) % n for k in range(n)]
+        return {
+            "action_mask": self._mask(agent),
+            "destinations_won": int(g.destinations_won[s]),
+            "destinations": g.destinations_won[rel].copy(),
+            "phase": int(g.phase),
+            "knockout_round": int(g.knockout_round),
+            "fight": int(g.battle.fight if g.battle is not None else 0),
+            "hand_size": int(g.hands[s].sum()),
+        }
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.seat[agent]
+        cached = self._obs_cache.get(seat)
+        if cached is None or cached[0] != self.game.version:
+            cached = (self.game.version, encode(self.game, seat))
+            self._obs_cache[seat] = cached
+        return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        claimed_before = len(g.claimed)
+        g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
+        self.num_steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        rewards = np.zeros(self.config.num_players)
+        if self.reward_mode == "outcome":
+            if g.is_terminal():
+                rewards = g.returns()
+        elif len(g.claimed) > claimed_before:
+            n = self.config.num_players
+            rewards = np.full(n, -1.0 / (n - 1))
+            rewards[g.claimed[-1][1]] = 1.0
+        self.rewards = {a: float(rewards[self.seat[a]]) for a in self.agents}
+        if g.is_terminal():
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[g.current_player()]
+            if self.max_steps is not None and self.num_steps >= self.max_steps:
+                self.truncations = {a: True for a in self.agents}
+        self.infos = {a: self._info(a) for a in self.agents}
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        text = render_text(self.game, self.viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as JSON-ready data (replay with ``fifth_earth.record.replay``)."""
+        return make_record(self.game, self.seed_used)
+
+
+def env(**options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
+    aec = raw_env(**options)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+__all__ = ["ENV_NAME", "ENV_OPTIONS", "IllegalActionError", "env", "raw_env"]

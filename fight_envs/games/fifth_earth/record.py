@@ -1,0 +1,86 @@
+"""Game records: a Fifth-Earth game as JSON-ready data, and its replay.
+
+A record holds the config, the seed, the fixed deals and dice the game was reset with, every
+destination's deal as played (hands and power deck), every die face rolled and every action in
+order. Replay starts a fresh engine from the seed and the fixed inputs, re-applies the actions,
+and checks the deals, the dice and the outcome against the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, FifthEarthCards
+from fight_envs.games.fifth_earth.rules import FifthEarthConfig, FifthEarthGame, describe_action, parse_deal
+
+RECORD_FORMAT = "fight-envs/fifth-earth-record/v1"
+
+
+def make_record(game: FifthEarthGame, seed: int | None) -> dict[str, Any]:
+    """The record of ``game`` so far (JSON-serialisable)."""
+    cfg = game.config
+    return {
+        "format": RECORD_FORMAT,
+        "game": "fifth_earth",
+        "config": {"num_players": cfg.num_players, "num_destinations": cfg.num_destinations, "format": cfg.format,
+                   "won_cards": cfg.won_cards, "max_fights": cfg.max_fights, "out_of_cards": cfg.out_of_cards},
+        "seed": seed,
+        "reset_deals": [d.to_json(game.cards) for d in game.fixed_deals],
+        "reset_dice": list(game.fixed_dice_given),
+        "deals": [d.to_json(game.cards) for d in game.deals_used],
+        "dice": list(game.dice_log),
+        "actions": [[seat, action, describe_action(action, game.cards)] for seat, action in game.actions],
+        "finished": game.is_terminal(),
+        "claimed": [[game.cards.destination_names[d], s] for d, s in game.claimed],
+        "destinations_won": [int(w) for w in game.destinations_won],
+    }
+
+
+def replay(
+    record: dict[str, Any],
+    on_step: Callable[[FifthEarthGame, int, int], None] | None = None,
+    cards: FifthEarthCards = DEFAULT_CARDS,
+) -> FifthEarthGame:
+    """Replay ``record`` on a fresh engine; return the engine at the end.
+
+    ``on_step(game, seat, action)`` is called before each action. Raises RecordError if the
+    record is malformed or its actions or outcome do not match what the rules produce.
+    """
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not a Fifth-Earth record: 'format' must be {RECORD_FORMAT!r}")
+    missing = {"config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "destinations_won"} - set(record)
+    if missing:
+        raise RecordError(f"record is missing fields {sorted(missing)}")
+    try:
+        config = FifthEarthConfig(**record["config"])
+        deals = [parse_deal(d, config.num_players, cards, f"reset_deals[{i}]")
+                 for i, d in enumerate(record["reset_deals"])]
+        game = FifthEarthGame(config, cards)
+        game.new_game(np.random.default_rng(int(record["seed"])), deals, list(record["reset_dice"]))
+    except (TypeError, FightEnvsError) as exc:
+        raise RecordError(f"record has a bad config, deal or dice: {exc}") from None
+    for i, entry in enumerate(record["actions"]):
+        try:
+            seat, action = int(entry[0]), int(entry[1])
+        except (TypeError, ValueError, IndexError):
+            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, action, ...]") from None
+        if on_step is not None:
+            on_step(game, seat, action)
+        try:
+            game.apply_action(seat, action)
+        except FightEnvsError as exc:
+            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    if game.dice_log != list(record["dice"]):
+        raise RecordError("the replayed dice differ from the record's (a different seed or fixed dice?)")
+    if [d.to_json(cards) for d in game.deals_used] != record["deals"]:
+        raise RecordError("the replayed deals differ from the record's (a different seed or fixed deals?)")
+    if [int(w) for w in game.destinations_won] != list(record["destinations_won"]):
+        raise RecordError(f"replayed destinations won {game.destinations_won.tolist()} differ from the record's "
+                          f"{record['destinations_won']}")
+    if "finished" in record and game.is_terminal() != record["finished"]:
+        raise RecordError(f"the record says finished={record['finished']!r}, the replayed game's is {game.is_terminal()}")
+    return game

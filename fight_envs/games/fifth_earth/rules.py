@@ -1,0 +1,617 @@
+"""Fifth-Earth rules engine: destinations, the knockout (or battle royale), battles and fights.
+
+Pure game logic, no RL imports. One ``FifthEarthGame`` plays a whole campaign: for each
+destination the players roll for order, the highest chooses the destination, eight character
+cards are dealt to everyone, and players battle until one claims the destination. Every
+decision is one action of one seat (``current_player``); the dice, power-card draws and
+reveals happen automatically between decisions.
+
+Actions (``NUM_ACTIONS`` = 205), one id space for every decision:
+
+* ``0..99`` LAY a single character card (its card id, ``4 * character + stage - 1``);
+* ``100..174`` LAY a stage run: ``100 + 3 * character + (length - 2)``, stages 1..length
+  (length 2..4) of one character (a run of length 1 is the single stage-1 card, id ``0..99``);
+* ``175..199`` CHOOSE destination ``action - 175`` (index into the card data's 25);
+* ``200..204`` CHALLENGE the seat ``offset = action - 199`` places after me (1..5, egocentric,
+  so one policy serves every seat).
+
+Design choices where the rulebook is silent are listed, each with its test, in
+``seeds/fifth_earth.md``; the comments below name them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
+from fight_envs.games.fifth_earth.cards import (
+    DEFAULT_CARDS,
+    NUM_CARDS,
+    NUM_CHARACTERS,
+    NUM_DESTINATIONS,
+    NUM_POWER_CARDS,
+    NUM_STAGES,
+    FifthEarthCards,
+    card_id,
+    character_of,
+)
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+RUN_BASE = NUM_CARDS
+RUN_LENGTHS = (2, 3, 4)
+DESTINATION_BASE = RUN_BASE + NUM_CHARACTERS * len(RUN_LENGTHS)
+CHALLENGE_BASE = DESTINATION_BASE + NUM_DESTINATIONS
+NUM_ACTIONS = CHALLENGE_BASE + MAX_PLAYERS - 1
+FORMATS = ("knockout", "royale")
+WON_CARDS = ("spoils", "hand")
+OUT_OF_CARDS = ("hand", "hand_and_rest")
+
+PHASE_DESTINATION = 0
+PHASE_CHALLENGE = 1
+PHASE_LAY = 2
+PHASE_OVER = 3
+PHASE_NAMES = ("choose destination", "challenge", "lay", "over")
+
+NOBODY = -1
+
+
+def run_action(character: int, length: int) -> int:
+    """Action id laying stages 1..length of ``character`` (length 1 is the single stage-1 card)."""
+    if length == 1:
+        return card_id(character, 1)
+    return RUN_BASE + character * len(RUN_LENGTHS) + length - 2
+
+
+def action_cards(action: int) -> list[int]:
+    """The character cards a LAY action puts down (empty for other actions)."""
+    if 0 <= action < RUN_BASE:
+        return [action]
+    if RUN_BASE <= action < DESTINATION_BASE:
+        character, k = divmod(action - RUN_BASE, len(RUN_LENGTHS))
+        return [card_id(character, s) for s in range(1, RUN_LENGTHS[k] + 1)]
+    return []
+
+
+def describe_action(action: int, cards: FifthEarthCards = DEFAULT_CARDS) -> str:
+    """Words for an action id, for errors, logs and renderings."""
+    if 0 <= action < DESTINATION_BASE:
+        laid = action_cards(action)
+        if len(laid) == 1:
+            return f"lay {cards.card_name(laid[0])}"
+        return f"lay {cards.character_names[character_of(laid[0])]} stages 1-{len(laid)}"
+    if DESTINATION_BASE <= action < CHALLENGE_BASE:
+        return f"choose destination {cards.destination_names[action - DESTINATION_BASE]}"
+    if CHALLENGE_BASE <= action < NUM_ACTIONS:
+        return f"challenge the player {action - CHALLENGE_BASE + 1} seat(s) after me"
+    return f"action {action!r}"
+
+
+@dataclass(frozen=True)
+class FifthEarthConfig:
+    """Options of one game (validated here so that every user of the engine gets the same errors)."""
+
+    num_players: int = 2
+    num_destinations: int = 1
+    format: str = "knockout"
+    won_cards: str = "spoils"
+    max_fights: int = 40
+    out_of_cards: str = "hand"
+
+    def __post_init__(self) -> None:
+        n = self.num_players
+        if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ConfigError(f"num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
+        d = self.num_destinations
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= NUM_DESTINATIONS:
+            raise ConfigError(f"num_destinations must be an integer in 1..{NUM_DESTINATIONS}, got {d!r}")
+        if self.format not in FORMATS:
+            raise ConfigError(f"format must be one of {FORMATS}, got {self.format!r}")
+        if self.won_cards not in WON_CARDS:
+            raise ConfigError(f"won_cards must be one of {WON_CARDS}, got {self.won_cards!r}")
+        if self.out_of_cards not in OUT_OF_CARDS:
+            raise ConfigError(f"out_of_cards must be one of {OUT_OF_CARDS}, got {self.out_of_cards!r}")
+        m = self.max_fights
+        if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= 1000:
+            raise ConfigError(f"max_fights must be an integer in 1..1000, got {m!r}")
+
+    def max_decisions(self) -> int:
+        """An upper bound on the decisions of one game (every battle is capped at ``max_fights``)."""
+        n = self.num_players
+        if self.format == "royale":
+            per_destination = 1 + n * self.max_fights
+        else:  # n - 1 battles, each opened by one challenge, two lays per fight
+            per_destination = 1 + (n - 1) * (1 + 2 * self.max_fights)
+        return self.num_destinations * per_destination
+
+
+@dataclass(frozen=True)
+class DestinationDeal:
+    """A fixed deal for one destination: every player's eight cards, optionally the power deck."""
+
+    hands: tuple[tuple[int, ...], ...]
+    power_deck: tuple[int, ...] | None = None
+
+    def to_json(self, cards: FifthEarthCards = DEFAULT_CARDS) -> dict[str, Any]:
+        out: dict[str, Any] = {"hands": [[cards.card_name(c) for c in h] for h in self.hands]}
+        if self.power_deck is not None:
+            out["power_deck"] = [cards.power_names[p] for p in self.power_deck]
+        return out
+
+
+def parse_deal(data: Any, num_players: int, cards: FifthEarthCards = DEFAULT_CARDS,
+               where: str = "deal") -> DestinationDeal:
+    """Validate ``{"hands": [[cards] x players], "power_deck": [power cards, top first]}``."""
+    if not isinstance(data, dict) or set(data) - {"hands", "power_deck"} or "hands" not in data:
+        raise DealError(f"{where} must be an object with 'hands' (and optionally 'power_deck'), got {data!r}")
+    hands = data["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != num_players:
+        raise DealError(f"{where}.hands must hold one hand per player ({num_players})")
+    parsed: list[tuple[int, ...]] = []
+    seen: set[int] = set()
+    for s, hand in enumerate(hands):
+        if not isinstance(hand, (list, tuple)) or len(hand) != cards.hand_size:
+            raise DealError(f"{where}.hands[{s}] must hold {cards.hand_size} character cards")
+        ids = []
+        for c in hand:
+            try:
+                cid = cards.parse_card(c, f"{where}.hands[{s}]")
+            except ValueError as exc:
+                raise DealError(str(exc)) from None
+            if cid in seen:
+                raise DealError(f"{where}: card {cards.card_name(cid)} is dealt twice (the deck holds one of each)")
+            seen.add(cid)
+            ids.append(cid)
+        parsed.append(tuple(ids))
+    power = data.get("power_deck")
+    pdeck: tuple[int, ...] | None = None
+    if power is not None:
+        if not isinstance(power, (list, tuple)):
+            raise DealError(f"{where}.power_deck must be a list of the {NUM_POWER_CARDS} power cards, top first")
+        try:
+            pdeck = tuple(cards.parse_power_card(p, f"{where}.power_deck") for p in power)
+        except ValueError as exc:
+            raise DealError(str(exc)) from None
+        if sorted(pdeck) != list(range(NUM_POWER_CARDS)):
+            raise DealError(f"{where}.power_deck must list each of the {NUM_POWER_CARDS} power cards exactly once")
+    return DestinationDeal(tuple(parsed), pdeck)
+
+
+@dataclass
+class FightResult:
+    """What one fight revealed: who laid what, the dice, power cards, totals and the winner."""
+
+    fight: int
+    laid: dict[int, list[int]]
+    dice: dict[int, tuple[int, int]]
+    power: dict[int, list[int]]
+    totals: dict[int, int]
+    rolloff: list[dict[int, int]]
+    winner: int
+
+
+@dataclass
+class Battle:
+    """A battle in progress: its participants (seat order of laying in fight 1) and its fights."""
+
+    players: list[int]
+    fight: int = 1
+    first: int = 0
+    """Index into ``players`` of who lays first in the current fight."""
+    lay_order: list[int] = field(default_factory=list)
+    laid: dict[int, list[int]] = field(default_factory=dict)
+
+
+class FifthEarthGame:
+    """The whole state of one game; ``apply_action`` advances it to the next decision."""
+
+    def __init__(self, config: FifthEarthConfig | None = None, cards: FifthEarthCards = DEFAULT_CARDS) -> None:
+        self.config = config or FifthEarthConfig()
+        self.cards = cards
+        self.num_players = self.config.num_players
+        self.version = 0
+        """Bumped by every change of state: caches (masks here, observations in the env) key on it."""
+        self._mask_cache: tuple[int, int, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ setup
+    def new_game(self, rng: np.random.Generator, deals: list[DestinationDeal] | None = None,
+                 dice: list[int] | None = None) -> None:
+        """Start a game. ``deals[i]`` fixes destination i's deal; ``dice`` fixes the first die faces."""
+        n = self.num_players
+        self.version += 1
+        self.rng = rng
+        self.fixed_deals = list(deals or [])
+        if len(self.fixed_deals) > self.config.num_destinations:
+            raise DealError(f"{len(self.fixed_deals)} deals given for {self.config.num_destinations} destination(s)")
+        for i, d in enumerate(self.fixed_deals):
+            if len(d.hands) != n:
+                raise DealError(f"deals[{i}] has {len(d.hands)} hands for {n} players")
+        for f in dice or []:
+            if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= int(f) <= 6:
+                raise DealError(f"dice must be faces 1..6, got {f!r}")
+        self.fixed_dice = [int(f) for f in dice or []]
+        self.fixed_dice_given = list(self.fixed_dice)
+        self.dice_log: list[int] = []
+        self.actions: list[tuple[int, int]] = []
+        self.events: list[str] = []
+        self.deals_used: list[DestinationDeal] = []
+        self.destinations_won = np.zeros(n, dtype=np.int64)
+        self.claimed: list[tuple[int, int]] = []
+        """(destination index, seat) of every destination claimed, in order."""
+        self.remaining_destinations = list(range(NUM_DESTINATIONS))
+        self.destination = NOBODY
+        self.hands = np.zeros((n, NUM_CARDS), dtype=np.int8)
+        self.rest_since = np.full((n, NUM_CARDS), NOBODY, dtype=np.int64)
+        """Fight number at which each card in a rest pile was laid (NOBODY: not in the rest pile)."""
+        self.last_used = np.full((n, NUM_CHARACTERS), -10**6, dtype=np.int64)
+        self.undealt = np.zeros(NUM_CARDS, dtype=np.int8)
+        self.spoils = np.zeros((n, NUM_CARDS), dtype=np.int8)
+        """Cards won from opponents in the current battle, set aside until the battle is won (gap 4)."""
+        self.retired = np.zeros(NUM_CARDS, dtype=np.int8)
+        """Cards of players knocked out of the current destination (out of play until the next deal)."""
+        self.power_deck: list[int] = []
+        self.power_discard: list[int] = []
+        self.alive = np.zeros(n, dtype=bool)
+        self.seeds: list[int] = []
+        self.bye = NOBODY
+        self.unpaired: list[int] = []
+        self.advancing: list[int] = []
+        self.knockout_round = 0
+        self.battle: Battle | None = None
+        self.last_fight: FightResult | None = None
+        self.phase = PHASE_DESTINATION
+        self.to_act = NOBODY
+        self._start_destination()
+
+    def roll(self) -> tuple[int, int]:
+        """Roll the pair of dice: fixed faces first, then the game's generator."""
+        faces = []
+        for _ in range(2):
+            if self.fixed_dice:
+                f = self.fixed_dice.pop(0)
+            else:
+                f = int(self.rng.integers(1, 7))
+            faces.append(f)
+            self.dice_log.append(f)
+        return faces[0], faces[1]
+
+    def roll_order(self, players: list[int], what: str, places: int | None = None) -> list[int]:
+        """``players`` from the highest dice total down; tied players re-roll among themselves.
+
+        Only ties within the first ``places`` positions are rolled again (None: all of them); the
+        order roll needs only its highest player, the seeding roll needs every position.
+        """
+        places = len(players) if places is None else places
+        totals = {p: sum(self.roll()) for p in players}
+        self.events.append(f"{what} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
+        order: list[int] = []
+        for t in sorted(set(totals.values()), reverse=True):
+            group = [p for p in players if totals[p] == t]
+            if len(group) > 1 and len(order) < places:
+                group = self.roll_order(group, what + " re-roll", places - len(order))
+            order += group
+        return order
+
+    def _start_destination(self) -> None:
+        n = self.num_players
+        # Getting started, repeated for every destination (gap 1): the order roll picks who chooses.
+        chooser = self.roll_order(list(range(n)), "order", places=1)[0]
+        self.phase, self.to_act = PHASE_DESTINATION, chooser
+
+    def _deal(self) -> None:
+        n, k = self.num_players, self.cards.hand_size
+        index = len(self.deals_used)
+        self.hands[:] = 0
+        self.rest_since[:] = NOBODY
+        self.spoils[:] = 0
+        self.retired[:] = 0
+        self.undealt[:] = 1
+        if index < len(self.fixed_deals):
+            deal = self.fixed_deals[index]
+            power = deal.power_deck
+        else:
+            order = self.rng.permutation(NUM_CARDS)
+            deal = DestinationDeal(tuple(tuple(int(c) for c in order[s * k:(s + 1) * k]) for s in range(n)))
+            power = None
+        if power is None:
+            power = tuple(int(p) for p in self.rng.permutation(NUM_POWER_CARDS))
+            deal = DestinationDeal(deal.hands, power)
+        self.deals_used.append(deal)
+        for s, hand in enumerate(deal.hands):
+            self.hands[s, list(hand)] = 1
+            self.undealt[list(hand)] = 0
+        # The power deck is shuffled afresh for every destination (gap 1).
+        self.power_deck = list(power)
+        self.power_discard = []
+        self.alive[:] = True
+        self.knockout_round = 0
+
+    # ------------------------------------------------------------------ queries
+    def current_player(self) -> int:
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def usable_characters(self, seat: int) -> np.ndarray:
+        """bool[25]: characters ``seat`` may lay now (the reuse restriction, and its exception)."""
+        b = self.battle
+        fight = b.fight if b is not None else 1
+        held = self.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES).any(axis=1)
+        rested = fight >= self.last_used[seat] + self.cards.rest_fights
+        usable = held & rested
+        # "unless that is the only option left": when every held character is resting, all may be laid.
+        return usable if usable.any() else held
+
+    def legal_actions(self, seat: int) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.legal_action_mask(seat))]
+
+    def legal_action_mask(self, seat: int) -> np.ndarray:
+        """int8[NUM_ACTIONS]: 1 for each legal action of ``seat`` now (all zeros if it is not its turn)."""
+        cached = self._mask_cache
+        if cached is not None and cached[0] == self.version and cached[1] == seat:
+            return cached[2].copy()
+        mask = self._compute_mask(seat)
+        self._mask_cache = (self.version, seat, mask)
+        return mask.copy()
+
+    def _compute_mask(self, seat: int) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if seat != self.to_act or self.phase == PHASE_OVER:
+            return mask
+        if self.phase == PHASE_DESTINATION:
+            mask[[DESTINATION_BASE + d for d in self.remaining_destinations]] = 1
+        elif self.phase == PHASE_CHALLENGE:
+            for opp in self.unpaired:
+                if opp != seat:
+                    mask[CHALLENGE_BASE + (opp - seat) % self.num_players - 1] = 1
+        else:
+            usable = self.usable_characters(seat)
+            grid = self.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES).astype(bool)
+            singles = grid & usable[:, None]
+            mask[:NUM_CARDS] = singles.reshape(-1)
+            # A run starts at stage 1 with no stage missing: lengths 2..(longest prefix held).
+            prefix = np.cumprod(grid, axis=1).sum(axis=1)
+            for c in np.flatnonzero(usable & (prefix >= 2)):
+                for length in range(2, int(prefix[c]) + 1):
+                    mask[run_action(int(c), length)] = 1
+        return mask
+
+    def opponent_count_laid(self) -> dict[int, int]:
+        """Face-down cards laid so far in the current fight, per seat (public: the count only)."""
+        return {} if self.battle is None else {s: len(c) for s, c in self.battle.laid.items()}
+
+    def winners(self) -> list[int]:
+        best = int(self.destinations_won.max())
+        return [s for s in range(self.num_players) if self.destinations_won[s] == best]
+
+    def returns(self) -> np.ndarray:
+        """+1 sole most destinations, 0 to each of several tied for most, -1 to the others."""
+        out = np.full(self.num_players, -1.0)
+        if not self.is_terminal():
+            return np.zeros(self.num_players)
+        w = self.winners()
+        out[w] = 1.0 if len(w) == 1 else 0.0
+        return out
+
+    def cards_held(self, seat: int) -> int:
+        """The cards that count for running out: the hand, plus the rest pile under ``out_of_cards="hand_and_rest"``."""
+        held = int(self.hands[seat].sum())
+        if self.config.out_of_cards == "hand_and_rest":
+            held += int((self.rest_since[seat] != NOBODY).sum())
+        return held
+
+    # ------------------------------------------------------------------ actions
+    def apply_action(self, seat: int, action: Any) -> None:
+        """Apply one decision; raises IllegalActionError (changing nothing) if it is not legal."""
+        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        mask = self.legal_action_mask(seat) if 0 <= seat < self.num_players else np.zeros(NUM_ACTIONS, np.int8)
+        if not is_int or not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
+            legal = [describe_action(a, self.cards) + f" ({a})" for a in np.flatnonzero(mask)]
+            who = "nobody (the game is over)" if self.phase == PHASE_OVER else f"seat {self.to_act}"
+            raise IllegalActionError(
+                f"illegal action {action!r} ({describe_action(action, self.cards) if is_int else 'not an int'}) "
+                f"by seat {seat} in phase '{PHASE_NAMES[self.phase]}': it is {who}'s turn; "
+                f"legal for seat {seat}: {legal if legal else 'none'}"
+            )
+        action = int(action)
+        self.actions.append((seat, action))
+        self.version += 1
+        if self.phase == PHASE_DESTINATION:
+            self.destination = action - DESTINATION_BASE
+            self.remaining_destinations.remove(self.destination)
+            self.events.append(f"P{seat} chooses {self.cards.destination_names[self.destination]}")
+            self._deal()
+            self._start_round(list(range(self.num_players)))
+        elif self.phase == PHASE_CHALLENGE:
+            opp = (seat + action - CHALLENGE_BASE + 1) % self.num_players
+            self.unpaired.remove(seat)
+            self.unpaired.remove(opp)
+            self.events.append(f"P{seat} challenges P{opp}")
+            # The challenged player lays first (the rulebook's example: C lays, then A evaluates).
+            self._start_battle([opp, seat])
+        else:
+            self._lay(seat, action_cards(action))
+
+    def _start_round(self, players: list[int]) -> None:
+        if self.config.format == "royale":
+            self.seeds = self.roll_order(players, "seeding")
+            self.bye, self.unpaired, self.advancing = NOBODY, [], []
+            self.knockout_round += 1
+            # Battle royale: everyone in one battle, Player A laying first (gap 9).
+            self._start_battle(list(self.seeds))
+            return
+        if len(players) == 1:
+            self._claim(players[0])
+            return
+        self.knockout_round += 1
+        self.seeds = self.roll_order(players, f"round {self.knockout_round} seeding")
+        if len(self.seeds) % 2:
+            self.bye, self.unpaired = self.seeds[0], list(self.seeds[1:])
+            self.advancing = [self.bye]
+            self.events.append(f"P{self.bye} has a bye")
+        else:
+            self.bye, self.unpaired, self.advancing = NOBODY, list(self.seeds), []
+        self._next_challenge()
+
+    def _next_challenge(self) -> None:
+        if not self.unpaired:
+            self._start_round([s for s in self.seeds if s in self.advancing])
+            return
+        # The highest seed not yet battled picks from the others not yet battled.
+        self.battle = None
+        self.phase, self.to_act = PHASE_CHALLENGE, self.unpaired[0]
+
+    def _start_battle(self, players: list[int]) -> None:
+        for p in players:
+            self.last_used[p] = -10**6
+        self.battle = Battle(players=list(players))
+        self._start_fight()
+
+    def _start_fight(self) -> None:
+        b = self.battle
+        assert b is not None
+        if self.config.out_of_cards == "hand_and_rest":
+            for p in b.players:
+                # A player whose hand is empty but whose rest pile is not takes the pile back: "the
+                # only option left" (gap 5, under the option only).
+                if not self.hands[p].any():
+                    self._pick_up(p, everything=True)
+        k = len(b.players)
+        b.lay_order = [b.players[(b.first + i) % k] for i in range(k)]
+        b.laid = {}
+        self.phase, self.to_act = PHASE_LAY, b.lay_order[0]
+
+    def _pick_up(self, seat: int, everything: bool) -> None:
+        b = self.battle
+        ready = self.rest_since[seat] != NOBODY
+        if not everything and b is not None:
+            ready &= self.rest_since[seat] + self.cards.rest_fights <= b.fight
+        if ready.any():
+            self.hands[seat, ready] = 1
+            self.rest_since[seat, ready] = NOBODY
+            self.events.append(f"P{seat} picks up {int(ready.sum())} card(s) from the rest pile")
+
+    def _lay(self, seat: int, laid: list[int]) -> None:
+        b = self.battle
+        assert b is not None
+        self.hands[seat, laid] = 0
+        b.laid[seat] = laid
+        pos = b.lay_order.index(seat)
+        if pos + 1 < len(b.lay_order):
+            self.to_act = b.lay_order[pos + 1]
+            return
+        self._resolve_fight()
+
+    def _resolve_fight(self) -> None:
+        b = self.battle
+        assert b is not None
+        power = self.cards.card_power
+        dice, drawn, totals = {}, {}, {}
+        for p in b.lay_order:
+            d = self.roll()
+            dice[p] = d
+            drawn[p] = []
+            if d[0] == d[1]:
+                # A double draws a power card; an empty deck is refilled by shuffling the discards (gap 6).
+                if not self.power_deck:
+                    self.power_deck = [int(x) for x in self.rng.permutation(self.power_discard)]
+                    self.power_discard = []
+                drawn[p].append(self.power_deck.pop(0))
+            totals[p] = int(power[b.laid[p]].sum()) + int(self.cards.power_modifiers[drawn[p]].sum())
+        best = max(totals.values())
+        tied = [p for p in b.lay_order if totals[p] == best]
+        rolloff: list[dict[int, int]] = []
+        while len(tied) > 1:
+            # Equal totals: the tied players roll the dice off, no power cards (gap 3).
+            r = {p: sum(self.roll()) for p in tied}
+            rolloff.append(r)
+            top = max(r.values())
+            tied = [p for p in tied if r[p] == top]
+        winner = tied[0]
+        for p in b.lay_order:
+            self.power_discard += drawn[p]
+            self.last_used[p, sorted({character_of(c) for c in b.laid[p]})] = b.fight
+        self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
+                                      rolloff, winner)
+        self.events.append(
+            f"fight {b.fight}: " + ", ".join(
+                f"P{p} {'+'.join(self.cards.card_name(c) for c in b.laid[p])} dice {dice[p]} "
+                f"{'power ' + str([self.cards.power_names[x] for x in drawn[p]]) + ' ' if drawn[p] else ''}= {totals[p]}"
+                for p in b.lay_order) + f"; P{winner} wins")
+        # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): set aside as
+        # spoils until the battle is won (default), so every lost fight shrinks the loser for good.
+        for p in b.lay_order:
+            if p == winner:
+                self.rest_since[p, b.laid[p]] = b.fight
+            elif self.config.won_cards == "hand":
+                self.hands[winner, b.laid[p]] = 1
+            else:
+                self.spoils[winner, b.laid[p]] = 1
+        # Only a win lets a player pick up its rest pile, and only cards laid rest_fights ago or more.
+        self._pick_up(winner, everything=False)
+        b.laid = {}
+        # Out of cards: nothing left to lay (gap 5). A rest pile cannot be laid until a win picks
+        # it up, so winning with many cards can empty a hand; if everyone is out, the fight's
+        # winner is the one left standing.
+        out = [p for p in b.players if self.cards_held(p) == 0]
+        if len(out) == len(b.players):
+            out.remove(winner)
+        for p in out:
+            self.events.append(f"P{p} is out of cards and loses the battle")
+            self._knock_out(p)
+        b.players = [p for p in b.players if p not in out]
+        if len(b.players) == 1:
+            self._end_battle(b.players[0])
+            return
+        if b.fight >= self.config.max_fights:
+            # Fight cap (gap 8): the player holding the most cards wins; equal counts roll off.
+            held = {p: self.cards_held(p) + int(self.spoils[p].sum()) for p in b.players}
+            top = max(held.values())
+            lead = [p for p in b.players if held[p] == top]
+            w = lead[0] if len(lead) == 1 else self.roll_order(lead, "fight-cap roll-off", places=1)[0]
+            self.events.append(f"fight cap: P{w} holds the most cards and wins the battle")
+            for p in b.players:
+                if p != w:
+                    self._knock_out(p)
+            self._end_battle(w)
+            return
+        # Alternate (rotate, with more than two players) who lays first.
+        # The next to lay first is the next player after this fight's first layer still in the battle.
+        b.fight += 1
+        b.first = b.players.index(next(p for p in b.lay_order[1:] if p in b.players))
+        self._start_fight()
+
+    def _knock_out(self, seat: int) -> None:
+        self.alive[seat] = False
+        held = self.hands[seat].astype(bool) | (self.rest_since[seat] != NOBODY) | self.spoils[seat].astype(bool)
+        self.retired[held] = 1
+        self.hands[seat] = 0
+        self.spoils[seat] = 0
+        self.rest_since[seat] = NOBODY
+
+    def _end_battle(self, winner: int) -> None:
+        # A battle won: the winner picks up its whole rest pile and its spoils for the next round (gap 5).
+        self._pick_up(winner, everything=True)
+        self.hands[winner] |= self.spoils[winner]
+        self.spoils[winner] = 0
+        self.events.append(f"P{winner} wins the battle")
+        self.battle = None
+        if self.config.format == "royale":
+            self._claim(winner)
+            return
+        self.advancing.append(winner)
+        self._next_challenge()
+
+    def _claim(self, seat: int) -> None:
+        self.destinations_won[seat] += 1
+        self.claimed.append((self.destination, seat))
+        self.events.append(f"P{seat} claims {self.cards.destination_names[self.destination]}")
+        self.battle = None
+        if len(self.claimed) >= self.config.num_destinations:
+            self.phase, self.to_act = PHASE_OVER, NOBODY
+            return
+        self._start_destination()

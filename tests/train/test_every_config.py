@@ -1,0 +1,40 @@
+"""Every shipped training config loads, validates, and builds the env it names for each of its
+player counts, so a config cannot drift from its game's options unnoticed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fight_envs.registry import make
+from train.config import load_config
+
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+
+
+def test_configs_exist_for_every_game():
+    names = {p.stem for p in CONFIGS}
+    for game in ("fight5", "brawl", "fifth_earth", "fight_klub"):
+        assert f"{game}_selfplay" in names
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_config_builds_its_envs(path: Path):
+    config = load_config(path).validate()
+    for n in config.env.num_players:
+        env = make(config.env.name, api="raw", num_players=n, **config.env.env_options())
+        env.reset(seed=0)
+        assert len(env.possible_agents) == n
+
+
+def test_game_specific_options_pass_through_and_override():
+    config = load_config(CONFIGS[0].parent / "brawl_selfplay.yaml", ["env.options.max_steps=200"])
+    assert config.env.options["max_steps"] == 200 and isinstance(config.env.options["max_steps"], int)
+    assert "num_bouts" not in config.env.env_options()  # Fight 5's options are not passed to Brawl
+
+
+def test_unknown_game_option_fails_with_the_allowed_list():
+    config = load_config(CONFIGS[0].parent / "fight5_selfplay.yaml", ["env.options.no_such_option=1"])
+    with pytest.raises(ValueError, match="no_such_option"):
+        make(config.env.name, api="raw", num_players=2, **config.env.env_options())

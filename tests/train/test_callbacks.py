@@ -44,4 +44,6 @@ def test_evaluation_plays_each_baseline_and_appends_to_the_history(tmp_path: Pat
     assert set(winrates) == {"random", "greedy"} and all(0 <= w <= 1 for w in winrates.values())
     again = Evaluator(config, "fight5_v0", {"num_bouts": 1}, "fight5", 0, path)
     assert [(h["step"], h["opponent"], h["games"]) for h in again.history] == [(7, "random", 4), (7, "greedy", 4)]
-    assert ev.env_options["reward"] == "outcome"  # wins are counted whatever the training reward
+    # Wins are counted with the env's default reward (Fight 5: the outcome), whatever the training reward.
+    assert "reward" not in ev.env_options
+    assert ev._env().table.reward_mode == "outcome"

@@ -27,7 +27,9 @@ import yaml
 
 from fight_envs.core.errors import ConfigError
 
-VEC_ENV_KINDS = ("auto", "dummy", "subproc")
+VEC_ENV_KINDS = ("auto", "dummy", "subproc", "batched")
+BATCHED_ENVS = ("fight5_v0",)
+"""Envs with a batched engine behind ``vec_env: batched`` (``train.batched_vec_env``)."""
 PROGRESS_KINDS = ("auto", "bar", "log", "none")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
@@ -134,7 +136,10 @@ class Config:
     seed: int = 0
     total_timesteps: int = 600_000
     n_envs: int = 8
+    """Envs per player count (with ``vec_env: batched``, the games per player count in the batch)."""
     vec_env: str = "auto"
+    """auto, dummy, subproc (SB3 vec envs over the PettingZoo env), or batched (Fight 5 only:
+    ``train.batched_vec_env``, the batched engine with the opponents acting in batches)."""
     torch_threads: int = 1
     device: str = "cpu"
     checkpoint_every: int = 100_000
@@ -150,6 +155,11 @@ class Config:
     def validate(self) -> Config:
         """Raise ConfigError naming the first bad value and what is allowed; returns self."""
         _choice("vec_env", self.vec_env, VEC_ENV_KINDS)
+        if self.vec_env == "batched" and self.env.name not in BATCHED_ENVS:
+            raise ConfigError(
+                f"vec_env=batched needs a game with a batched engine ({', '.join(BATCHED_ENVS)}); "
+                f"env.name is {self.env.name!r}: use vec_env=auto, dummy or subproc"
+            )
         _choice("progress", self.progress, PROGRESS_KINDS)
         _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
         _choice("ppo.lr_schedule", self.ppo.lr_schedule, LR_SCHEDULES)

@@ -6,7 +6,8 @@ Two halves, because rollout workers may be separate processes (SubprocVecEnv):
   (policy-only checkpoints under ``<run>/pool/``), counts the learner's results against each
   opponent (reported through the envs' episode-end infos), computes the sampling weights, and
   writes them to ``<run>/pool/manifest.json`` (atomically: write then rename).
-* :class:`PoolOpponentSampler` lives in every env. At each episode start it rereads the
+* :class:`PoolOpponentSampler` lives in every env (``train.batched_vec_env`` reads its entries
+  and weights too, and draws for many games at once). At each episode start it rereads the
   manifest if its modification time changed, draws one opponent per opponent seat with the env's
   generator, and loads snapshots from disk (frozen policies, cached while they stay in the pool).
 
@@ -229,6 +230,30 @@ class PoolOpponentSampler:
         # Free the snapshots that left the pool.
         self._policies = {k: v for k, v in self._policies.items() if k in live}
         self._agents = {k: v for k, v in self._agents.items() if k[0] in live}
+
+    @property
+    def version(self) -> int | None:
+        """The manifest file's modification time (ns) as last read; None before the first read."""
+        return self._mtime
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The manifest's entries as last read: ``id``, ``kind``, ``spec``, ``weight``."""
+        return self._entries
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """The entries' sampling probabilities (their weights, normalised)."""
+        return self._probs
+
+    @property
+    def game(self) -> str:
+        return self._game
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether snapshot opponents play their most likely action (else they sample)."""
+        return self._deterministic
 
     def __call__(self, rng: np.random.Generator, num_opponents: int) -> list[PoolOpponent]:
         self.refresh()

@@ -12,7 +12,9 @@ A run lives in ``<runs_dir>/<run_name>/``::
 
 The learner is one network for every player count in ``env.num_players``: ``n_envs`` envs per
 count, each a ``SingleAgentEnv`` whose opponents come from the pool, and whose observation is
-padded to the largest game by the env itself. ``resume=<run dir>`` continues from the newest
+padded to the largest game by the env itself; or, with ``vec_env: batched`` (Fight 5), one
+``train.batched_vec_env.BatchedFight5VecEnv`` stepping ``n_envs`` games per count as arrays.
+``resume=<run dir>`` continues from the newest
 checkpoint: the timestep counter, the TensorBoard directory, the pool and the evaluation
 history carry on.
 """
@@ -253,7 +255,14 @@ def checkpoint_steps(path: Path | None) -> int:
 
 
 def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
-    """``n_envs`` envs per player count; SubprocVecEnv or DummyVecEnv as ``vec_env`` says."""
+    """``n_envs`` envs per player count; SubprocVecEnv, DummyVecEnv or the batched engine as ``vec_env`` says."""
+    if config.vec_env == "batched":
+        # One process: the games are arrays stepped together, and opponents act in batches.
+        from train.batched_vec_env import BatchedFight5VecEnv
+
+        seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
+        return BatchedFight5VecEnv(config.n_envs, config.env.num_players, manifest_path=manifest_path, seed=seed,
+                                   **config.env.env_options())
     counts = [n for n in config.env.num_players for _ in range(config.n_envs)]
     seeds = np.random.SeedSequence([config.seed, 1]).generate_state(len(counts))
     fns = [_env_factory(config, n, int(s), manifest_path) for n, s in zip(counts, seeds)]

@@ -93,4 +93,7 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
         one_hot_seat("last_actor", last.seat)
     obs[OBS_SLICES["showdown"].start] = float(game.showdown)
     obs[OBS_SLICES["progress"].start] = game.steps / game.config.step_limit
+    # Custom card data may hold far more cards than the standard deck; clip so the observation
+    # always lies inside its Box (only card counts above OBS_HIGH are affected).
+    np.minimum(obs, OBS_HIGH, out=obs)
     return obs

@@ -7,6 +7,12 @@ trained policy does; :class:`Fight5View` decodes the vector (layout: the docstri
 Agents: ``random`` (uniform legal, :class:`agents.base.RandomAgent`), ``greedy``
 (:class:`GreedyAgent`, one-ply) and ``heuristic`` (:class:`HeuristicAgent`, plans each round's
 five placements against the opponents' public remaining cards).
+
+Batches (self-play rollouts on the batched engine): ``GreedyAgent.act_batch`` decodes what it
+needs from all rows at once; ``HeuristicAgent.act_group`` acts for many heuristic instances (one
+per game, each with its own round plan) in one call, planning every row at slot 0 together
+(``round_gains``, bit for bit the per-row ``clash_values``). Both choose exactly the action the
+per-row ``act`` chooses (``tests/agents/test_fight5_batched_baselines.py``).
 """
 
 from __future__ import annotations
@@ -181,6 +187,93 @@ class GreedyAgent(Agent):
             return STAR
         return min(numbers)
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for every row at once: the same rule on arrays decoded from all rows together."""
+        obs, legal = _check_batch(observations, action_masks)
+        rows = np.arange(obs.shape[0])
+        slot = np.maximum(_batch_slots(obs), 0)  # not acting: slot 0, as act does
+        cc = _batch_slot_clash_cards(obs)[rows, slot]
+        needed = np.where(cc != NO_CARD, RANK_VALUES[cc], 0)  # cc == -1 indexes the Star's 0: masked anyway
+        reaching = legal & _NUMBER & (RANK_VALUES[None, :] >= needed[:, None])
+        # argmax of a bool row is its first True: the smallest rank index, i.e. the smallest card
+        smallest_reaching = reaching.argmax(axis=1)
+        smallest_number = (legal & _NUMBER).argmax(axis=1)
+        return np.where(
+            reaching.any(axis=1), smallest_reaching, np.where(legal[:, STAR], STAR, smallest_number)
+        ).astype(np.int64)
+
+
+def _check_batch(observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a batch as the per-row path would (same errors), returning (obs (B, 627), masks (B, 13) bool)."""
+    obs = np.asarray(observations)
+    masks = np.asarray(action_masks)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"a batch of Fight 5 observations has shape (B, {OBS_SIZE}), got {obs.shape}")
+    if masks.shape != (obs.shape[0], NUM_RANKS):
+        raise ValueError(f"action masks must have shape ({obs.shape[0]}, {NUM_RANKS}), got {masks.shape}")
+    legal = masks != 0
+    if not legal.any(axis=1).all():
+        raise ValueError("no legal action: the action mask is all zeros")
+    if (obs[:, OBS_SLICES["num_players"]].max(axis=1) <= 0).any():
+        raise ValueError("not a Fight 5 observation: the num_players one-hot is empty")
+    return obs, legal
+
+
+_CURRENT = OBS_SLICES["current_slot"]
+_CLASH_CARD_COLUMNS = (
+    OBS_SLICES["clashes"].start
+    + CLASH_FEATURES * np.arange(SLOTS_PER_PLAYER)[:, None]
+    + CLASH_SLICES["clash_card"].start
+    + np.arange(NUM_RANKS + 1)[None, :]
+)
+"""(5, 14) observation columns of the Clash Card one-hot of each of my five slots' clashes."""
+_NUMBER = np.arange(NUM_RANKS) != STAR
+
+
+def _batch_slots(obs: np.ndarray) -> np.ndarray:
+    """(B,) the slot each row fills now, -1 when not acting (``Fight5View.slot``)."""
+    current = obs[:, _CURRENT]
+    return np.where(current.max(axis=1) > 0.5, current.argmax(axis=1), -1)
+
+
+def _batch_slot_clash_cards(obs: np.ndarray) -> np.ndarray:
+    """(B, 5) rank of the Clash Card at each of my slots' clashes, -1 where none (``Fight5View.clash_card[:5]``)."""
+    return _onehot_rank(obs[:, _CLASH_CARD_COLUMNS])
+
+
+_MY_SLOTS = OBS_SLICES["my_slots"]
+_HAND_COLUMNS = OBS_SLICES["hand"]
+_SLOT_BLOCKS = slice(OBS_SLICES["clashes"].start, OBS_SLICES["clashes"].start + SLOTS_PER_PLAYER * CLASH_FEATURES)
+_UNREVEALED = OBS_SLICES["unrevealed"]
+_NUM_PLAYERS = OBS_SLICES["num_players"]
+
+
+def _product(p: np.ndarray) -> np.ndarray:
+    """Product over opponents (axis -2), multiplied in opponent order as ``np.prod`` does."""
+    out = p[..., 0, :].copy()
+    for m in range(1, p.shape[-2]):
+        out = out * p[..., m, :]
+    return out
+
+
+def _stakes(p: np.ndarray, pw: np.ndarray) -> np.ndarray:
+    """sum over k of ``pw[k] * prod_{m != k} p[m]`` (opponents on axis -2, in order, from 0.0): the
+    expected worth of the opponents' cards when every one is in its event, ``pw[k]`` being
+    E[worth of k's card; k in the event]. ``clash_values``' ``all_in`` stake, term by term."""
+    J = p.shape[-2]
+    stake = np.zeros(p.shape[:-2] + p.shape[-1:])
+    for k in range(J):
+        others = [m for m in range(J) if m != k]
+        stake = stake + pw[..., k, :] * _product(p[..., others, :])
+    return stake
+
+
+def _without(p: np.ndarray, j: int, fill: float) -> np.ndarray:
+    """``p`` with opponent ``j`` (axis -2) replaced by the neutral one (``fill``)."""
+    q = p.copy()
+    q[..., j, :] = fill
+    return q
+
 
 @lru_cache(maxsize=None)
 def _permutations(m: int) -> np.ndarray:
@@ -334,6 +427,154 @@ class HeuristicAgent(Agent):
         if not action_mask[action]:  # the plan came from the hand in the observation; guard anyway
             raise AssertionError(f"heuristic planned {RANK_NAMES[action]} which the action mask forbids")
         return int(action)
+
+    # ------------------------------------------------------------------ batches
+    def round_gains(self, obs: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+        """(B, 5, 13) ``clash_values`` at my five slots' clashes, for rows of observations.
+
+        Entry ``[b, k, c]`` is bit for bit ``clash_values(view_b, k, [c])`` for every rank ``c``
+        with ``wanted[b, c]`` (other entries are not meaningful). Bit for bit matters: the round
+        plan is an argmax over sums of these, exact ties between plans are common (cards that
+        fare alike), and the per-row code breaks them by its own floating-point results. So
+        every operation is the one ``clash_values`` does, in the same order, on arrays over
+        rows, slots and ranks: opponents are padded to four per clash with a neutral one whose
+        factors are exactly 1 and whose stakes are exactly 0, which leaves every product and sum
+        unchanged. The one reduction whose order is the BLAS's (the dot over an opponent's
+        winning numbers) is still one ``np.dot`` per (row, slot, card, opponent), on the same
+        values. Needs integral card worths (then the pot's worth is exact in any order).
+        """
+        B = obs.shape[0]
+        worth = self.card_values()
+        n = obs[:, _NUM_PLAYERS].argmax(axis=1) + MIN_PLAYERS
+        blocks = obs[:, _SLOT_BLOCKS].reshape(B, SLOTS_PER_PLAYER, CLASH_FEATURES)
+        cc = _onehot_rank(blocks[:, :, CLASH_SLICES["clash_card"]])  # (B, 5)
+        clash_value = np.where(cc != NO_CARD, RANK_VALUES[cc], 0)
+        pot = _counts(blocks[:, :, CLASH_SLICES["pot"]], 5)
+        base = (pot * worth).sum(axis=2) + np.where(cc != NO_CARD, worth[cc], 0.0)  # (B, 5), integral: exact
+        seats = np.arange(MAX_PLAYERS)
+        sharers = (blocks[:, :, CLASH_SLICES["sharers"]] > 0.5) & (seats[None, None, :] < n[:, None, None])
+        unrevealed = _counts(obs[:, _UNREVEALED].reshape(B, MAX_PLAYERS, NUM_RANKS), 2)
+        totals = unrevealed.sum(axis=2)  # (B, 5 seats)
+        # (B, 5 clashes, 4 opponents): relative seats 1..4 that play there and still hold cards
+        real = sharers[:, :, 1:] & (totals[:, None, 1:] > 0)
+        probs = unrevealed[:, 1:, :] / np.maximum(totals[:, 1:, None], 1)  # (B, 4, 13)
+        probs = np.where(real[..., None], probs[:, None, :, :], 0.0)  # (B, 5, 4, 13)
+        star = probs[..., STAR]  # (B, 5, 4)
+        numbers = probs.copy()
+        numbers[..., STAR] = 0.0
+        zero = np.zeros(numbers.shape[:-1] + (1,))
+        below = np.concatenate([zero, np.cumsum(numbers, axis=-1)], axis=-1)[..., :NUM_RANKS]
+        below = np.where(real[..., None], below, 1.0)  # the neutral opponent is always below
+        below_w = np.concatenate([zero, np.cumsum(numbers * worth, axis=-1)], axis=-1)[..., :NUM_RANKS]
+        no_star = (1.0 - star)[..., None]  # (B, 5, 4, 1)
+        no_star_w = (numbers * worth).sum(axis=-1)[..., None]
+
+        weight = self.opponent_weight
+        weights = np.where(n == 2, 1.0, MULTI_OPPONENT_WEIGHT) if weight is None else np.full(B, float(weight))
+        weights = weights[:, None, None]
+        mine = base[..., None] + worth  # (B, 5, 13): base + worth[c]
+
+        # my number c wins: every opponent plays a number below c and no Star
+        win = mine * _product(below) + _stakes(below, below_w)
+        reaches = _NUMBER & (RANK_VALUES[None, None, :] >= clash_value[..., None])
+        gains = np.where(reaches, win, 0.0)
+        # opponent j wins with its sole Star, or with a number w above mine reaching the Clash Card
+        # ws(c) of clash_values: the numbers above c reaching the Clash Card, a run of ranks up to
+        # the Star as number values rise with rank: first_w[b, k, c] .. STAR - 1
+        first_reaching = (RANK_VALUES[None, None, :STAR] < clash_value[..., None]).sum(axis=2)
+        first_w = np.maximum(np.arange(NUM_RANKS)[None, None, :] + 1, first_reaching[..., None])
+        dots = real[..., :, None] & (wanted & _NUMBER)[:, None, None, :] & (first_w < STAR)[:, :, None, :]
+        for j in range(probs.shape[2]):
+            ns, ns_w = _without(no_star, j, 1.0), _without(no_star_w, j, 0.0)
+            lost = star[..., j, None] * ((mine + worth[STAR]) * _product(ns) + _stakes(ns, ns_w))
+            bj, bj_w = _without(below, j, 1.0), _without(below_w, j, 0.0)
+            # term[b, k, c, w] = (base + worth[c] + worth[w]) * P(others below w) + their stake
+            term = (mine[..., :, None] + worth) * _product(bj)[..., None, :] + _stakes(bj, bj_w)[..., None, :]
+            nj = numbers[..., j, :]
+            for b, k, c in np.argwhere(dots[:, :, j, :]).tolist():
+                w = int(first_w[b, k, c])
+                lost[b, k, c] += float(nj[b, k, w:STAR] @ term[b, k, c, w:STAR])
+            gains = np.where(real[..., j, None], gains - weights * lost, gains)
+        # my Star: wins alone, ties with any other Star, so nobody else can win
+        gains[..., STAR] = (base + worth[STAR]) * _product(no_star)[..., 0] + _stakes(no_star, no_star_w)[..., 0]
+        return gains
+
+    def plan_rounds(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``plan(view, 0)`` for rows of observations: ((B, 5) ranks, (B,) bool "planned here").
+
+        Rows whose hand does not hold five cards, and all rows when the card worths are not
+        integers (``round_gains`` is exact only then), are left to ``plan``.
+        """
+        B = obs.shape[0]
+        worth = self.card_values()
+        hand = _counts(obs[:, _HAND_COLUMNS], 2)
+        planned = (hand.sum(axis=1) == SLOTS_PER_PLAYER) & bool(np.all(worth == np.rint(worth)))
+        # cards[b, i]: the i-th card of the sorted hand (the rank whose running count first exceeds i)
+        cards = (np.cumsum(hand, axis=1)[:, None, :] <= np.arange(SLOTS_PER_PLAYER)[None, :, None]).sum(axis=2)
+        cards = np.minimum(cards, NUM_RANKS - 1)
+        if not planned.any():
+            return cards, planned
+        gains = self.round_gains(obs, (hand > 0) & planned[:, None])
+        gain = np.take_along_axis(gains, np.broadcast_to(cards[:, None, :], (B, SLOTS_PER_PLAYER, SLOTS_PER_PLAYER)), axis=2)
+        perms = _permutations(SLOTS_PER_PLAYER)  # (120, 5)
+        # the same sum, in the same order, as plan's gain[np.arange(5), perms].sum(axis=1)
+        totals = np.ascontiguousarray(gain[:, np.arange(SLOTS_PER_PLAYER)[None, :], perms]).sum(axis=2)  # (B, 120)
+        best = totals.argmax(axis=1)
+        return np.take_along_axis(cards, perms[best], axis=1), planned
+
+    @classmethod
+    def act_group(cls, agents: list[HeuristicAgent], observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``agents[i].act(observations[i], action_masks[i])`` for every row, in row order, in one call.
+
+        Each row's agent keeps its own round plan, so one call serves many games (one agent per
+        game); an agent may appear on several rows (``act_batch``: then rows follow one another
+        as successive ``act`` calls would). Plans at slot 0 never depend on an agent's memory, so
+        they are computed for all rows at once (``plan_rounds``, agents grouped by parameters);
+        the rest, and every row ``plan_rounds`` leaves out, go through the per-row code.
+        """
+        obs, legal = _check_batch(observations, action_masks)
+        B = obs.shape[0]
+        if len(agents) != B:
+            raise ValueError(f"act_group needs one agent per row: {len(agents)} agents for {B} rows")
+        current = _batch_slots(obs)
+        placed = _onehot_rank(obs[:, _MY_SLOTS].reshape(B, SLOTS_PER_PLAYER, NUM_RANKS + 1))
+        slots = np.where(current >= 0, current, (placed != NO_CARD).sum(axis=1))
+        fresh = np.flatnonzero(slots == 0)
+        planned: dict[int, list[int]] = {}
+        by_params: dict[tuple[float, float | None], list[int]] = {}
+        for i in fresh.tolist():
+            by_params.setdefault((agents[i].card_bonus, agents[i].opponent_weight), []).append(i)
+        for idx in by_params.values():
+            rows = np.asarray(idx)
+            plans, done = agents[idx[0]].plan_rounds(obs[rows])
+            for i, plan, ok in zip(idx, plans.tolist(), done.tolist()):
+                if ok:
+                    planned[i] = plan
+        placed_lists = placed.tolist()
+        out = np.empty(B, dtype=np.int64)
+        for i in range(B):
+            agent, slot = agents[i], int(slots[i])
+            if slot == 0 and i in planned:
+                plan = agent._plan = planned[i]
+            else:
+                plan = agent._plan
+                fits = (
+                    plan is not None
+                    and slot > 0
+                    and placed_lists[i][:slot] == plan[:slot]
+                    and sorted(plan[slot:]) == np.repeat(np.arange(NUM_RANKS), _counts(obs[i, _HAND_COLUMNS], 2)).tolist()
+                )
+                if not fits:
+                    plan = agent._plan = placed_lists[i][:slot] + agent.plan(Fight5View.decode(obs[i]), slot)
+            action = plan[slot]
+            if not legal[i, action]:
+                raise AssertionError(f"heuristic planned {RANK_NAMES[action]} which the action mask forbids")
+            out[i] = action
+        return out
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Successive ``act`` calls on this one agent (one game's decisions in order), batched where safe."""
+        return self.act_group([self] * int(np.asarray(observations).shape[0]), observations, action_masks)
 
 
 BASELINES: dict[str, type[Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}

@@ -134,8 +134,12 @@ class _PerGameHandler(_Handler):
             agent.reset()
 
     def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
-        agents = self.agents
-        return np.array([agents[(g, seat)].act(o, m) for g, o, m in zip(games.tolist(), obs, masks)], dtype=np.int64)
+        agents = [self.agents[(g, seat)] for g in games.tolist()]
+        # an agent class may act for many instances at once (HeuristicAgent.act_group: one plan per game)
+        group = getattr(type(agents[0]), "act_group", None) if agents else None
+        if group is not None:
+            return np.asarray(group(agents, obs, masks), dtype=np.int64)
+        return np.array([a.act(o, m) for a, o, m in zip(agents, obs, masks)], dtype=np.int64)
 
 
 def _is_stateful(agent: Agent) -> bool:

@@ -20,12 +20,15 @@ raises ``AssertionError`` with a message that says what differed and where.
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import json
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -550,3 +553,49 @@ def dump_trace(trace: Mapping[str, Any]) -> str:
     parts.append("  ]")
     parts.append("}")
     return "\n".join(parts) + "\n"
+
+
+# ----------------------------------------------------------------------------- rules-spec citations
+SPEC_CITATION = re.compile(r"`(test_\w+\.py)::(test_\w+)`(?:\s*\((cases?[^)]*)\))?")
+"""A test cited by a rules spec: ``file::test``, optionally ``(case `id`, ...)`` parametrize ids."""
+
+
+def spec_citations(spec: Path) -> list[tuple[str, str, str]]:
+    """Every ``(file, test, cases)`` cited in the rules specification ``spec``."""
+    return SPEC_CITATION.findall(spec.read_text(encoding="utf-8"))
+
+
+def missing_spec_citations(spec: Path, test_dir: Path) -> list[str]:
+    """Cited test files, test functions and parametrize case ids that do not exist in ``test_dir``.
+
+    Each game's ``seeds/<game>.md`` pins its interpretations to tests; a renamed or deleted test
+    would leave one unpinned, and this names it.
+    """
+    missing = []
+    for filename, name, cases in spec_citations(spec):
+        path = test_dir / filename
+        if not path.exists():
+            missing.append(f"{filename} (file)")
+            continue
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+        if name not in defined:
+            missing.append(f"{filename}::{name}")
+        for case in re.findall(r"`([\w-]+)`", cases):
+            if f'id="{case}"' not in source:
+                missing.append(f"{filename}::{name} case {case}")
+    return missing
+
+
+def unpinned_spec_items(spec: Path, heading: str) -> tuple[int, list[str]]:
+    """The numbered items (``N. **...``) under ``## heading`` of ``spec`` that cite no test.
+
+    Returns how many items the section has and the first line of each one without a citation.
+    """
+    text = spec.read_text(encoding="utf-8")
+    if f"## {heading}" not in text:
+        raise AssertionError(f"{spec.name} has no '## {heading}' section")
+    section = text.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    items = re.split(r"\n(?=\d+\. \*\*)", section)[1:]
+    return len(items), [item.splitlines()[0] for item in items if not SPEC_CITATION.search(item)]

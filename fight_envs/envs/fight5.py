@@ -48,6 +48,11 @@ others) and a warning, PettingZoo's convention.
 first] x stacks], "player_decks": [[25 cards top first] x players]}``; bouts without a deal are
 shuffled from the seed.
 
+**Single-agent and batched forms**: `gymnasium.make("fight_envs/Fight5-v0")` (2 players;
+`Fight5-3p-v0` .. `Fight5-5p-v0`) is the learner's view with opponents inside
+(`fight_envs.wrappers.single_agent`); `fight_envs.games.fight5.batched.Fight5Batch` steps
+thousands of games as arrays with the same observations (checked against this env).
+
 **Determinism**: `reset(seed=s)` reproduces the game exactly. `env.unwrapped.game_record()`
 returns JSON data that `fight_envs.games.fight5.record.replay` plays back.
 

@@ -14,8 +14,8 @@
 
 Measured (``agents.evaluate.evaluate(lambda: fight_klub_v0.env(), [HeuristicAgent(0),
 RandomAgent(1)], num_deals=200, seed=0)``: duplicate format, each deal played from both seats,
-decks drawn from the four preconstructed decks; 400 games): heuristic win rate 0.877 (95% CI
-0.847-0.908), 351 wins / 49 losses, damage margin +9.8 per game (95% CI 9.0-10.6). The deck
+decks drawn from the four preconstructed decks; 400 games): heuristic win rate 0.850 (95% CI
+0.815-0.885), 340 wins / 60 losses, damage margin +10.0 per game (95% CI 9.1-10.8). The deck
 balance table under this heuristic comes from ``benchmarks/bench_fight_klub.py --balance``.
 """
 

@@ -11,12 +11,13 @@
 Fight Klub has two players only and no parallel form, so there is one line per env. The ratio
 column divides each line by ``connect_four_v3.env`` of the same run.
 
-**Deck balance** (``--balance N``): the ``heuristic`` baseline plays itself with every ordered
-pair of preconstructed decks, ``N`` seeds per pair, each seed played twice with the decks
-swapped between the seats (so each deck meets the same shuffles from both chairs). The table
-gives the row deck's win rate against the column deck over both seats (draws and truncations
-count half), then each deck's overall win rate, and seat 0's win rate (The Drop on turn 1 is
-drawn at random, so seat 0 has no built-in edge).
+**Deck balance** (``--balance N``): the ``heuristic`` baseline plays itself with every pair of
+two different preconstructed decks, ``N`` seeds per pair, each seed played twice with the decks
+swapped between the seats (so each deck meets the same shuffles from both chairs); every game is
+played and counted once (cell (a, b) is 1 minus cell (b, a)). The table gives the row deck's win
+rate against the column deck over both seats (draws and truncations count half; no mirror
+matches), then each deck's overall win rate, and seat 0's win rate (The Drop on turn 1 is drawn
+at random, so seat 0 has no built-in edge).
 
 Run from the repository root::
 
@@ -117,9 +118,11 @@ def balance(seeds: int) -> dict[str, Any]:
     names = list(DEFAULT_POOL.decks)
     env = fight_klub_v0.env()
     agents = [HeuristicAgent(0), HeuristicAgent(1)]
-    credit = {(a, b): [] for a in names for b in names}
+    credit: dict[tuple[str, str], list[float]] = {(a, b): [] for a in names for b in names if a != b}
     seat0 = []
-    for a, b in itertools.product(names, names):
+    # each unordered pair of different decks once: every seed is played twice, decks swapped between
+    # the seats, and each game credits both cells (a, b) and (b, a); so every game counts once
+    for a, b in itertools.combinations(names, 2):
         for s in range(seeds):
             for decks in ((a, b), (b, a)):
                 r = play_game(env, agents, seed=1000 * s + 7, options={"decks": list(decks)})
@@ -127,12 +130,12 @@ def balance(seeds: int) -> dict[str, Any]:
                 seat0.append(c0)
                 credit[(decks[0], decks[1])].append(c0)
                 credit[(decks[1], decks[0])].append(1.0 - c0)
-    table = {a: {b: float(np.mean(credit[(a, b)])) for b in names} for a in names}
+    table = {a: {b: (0.5 if a == b else float(np.mean(credit[(a, b)]))) for b in names} for a in names}
     overall = {a: float(np.mean([x for b in names if b != a for x in credit[(a, b)]])) for a in names}
-    print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds x 2 seatings per ordered pair; row deck's win rate")
+    print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds x 2 seatings per pair of decks; row deck's win rate")
     print(f"{'':<16}" + "".join(f"{b:>16}" for b in names) + f"{'overall':>10}")
     for a in names:
-        print(f"{a:<16}" + "".join(f"{table[a][b]:>16.2f}" for b in names) + f"{overall[a]:>10.2f}")
+        print(f"{a:<16}" + "".join(f"{'-' if a == b else f'{table[a][b]:.2f}':>16}" for b in names) + f"{overall[a]:>10.2f}")
     print(f"seat 0 win rate over all games: {np.mean(seat0):.3f} ({len(seat0)} games)")
     return {"table": table, "overall": overall, "seat0": float(np.mean(seat0)), "games": len(seat0)}
 

@@ -86,11 +86,11 @@ def _broken(rule: str) -> DeckList:
         draw["h_brace"] -= 1
         return _deck(draw=draw)
     if rule == "gold":
-        # with h_finisher that makes 3 gold-icon cards, which is legal; the pool has only three
-        # gold cards, all rare, so the test below makes h_jab gold to reach 4
-        fight.update({"h_underdog": 1, "h_feint": 1})
+        # vega_blitz already holds 3 gold-icon cards (h_finisher and two uncommon h_rally); a third
+        # h_rally is within the copy limit (3 of an uncommon) but makes 4 gold-icon cards
+        assert (fight["h_finisher"], fight["h_rally"]) == (1, 2)
+        fight["h_rally"] += 1
         fight["h_jab"] -= 1
-        fight["h_hook"] -= 1
         return _deck(fight=fight)
     if rule == "affiliation":
         draw["h_surge"] -= 1
@@ -116,12 +116,8 @@ def test_every_construction_rule_is_enforced(rule: str) -> None:
     deck = _broken(rule)
     pool = DEFAULT_POOL
     if rule == "gold":
-        validate_deck(deck, pool)  # exactly 3 gold-icon cards is legal
-        raw = copy.deepcopy(RAW)
-        for card in raw["fight_cards"]:
-            if card["id"] == "h_jab":
-                card["gold"] = True  # now the deck holds 3 + 1 gold-icon cards
-        pool = parse_pool(raw)
+        validate_deck(DEFAULT_POOL.decks["vega_blitz"], pool)  # exactly 3 gold-icon cards is legal
+        assert pool.fight["h_rally"].rarity == "uncommon" and pool.fight["h_rally"].gold
     with pytest.raises(DeckError) as info:
         validate_deck(deck, pool)
     assert info.value.rule == rule
@@ -179,3 +175,91 @@ def test_duplicate_ids_and_bad_signatures_are_rejected(tmp_path: Path) -> None:
     bad_decks[0]["fight"]["h_jab"] += 1
     with pytest.raises(CardDataError, match="preconstructed deck 'vega_blitz' is illegal"):
         parse_pool(RAW, bad_decks)
+
+
+def _card(raw: dict, cid: str) -> dict:
+    return next(c for part in ("fight_cards", "support_cards") for c in raw[part] if c["id"] == cid)
+
+
+@pytest.mark.parametrize("cid, mutate, message", [
+    pytest.param("h_prepare", lambda c: c["effects"][0].update(when="won"), "field 'when' can never be met in a Setup-phase effect", id="when-setup-instant"),
+    pytest.param("h_adrenaline", lambda c: c["effects"][0].update(when="lost"), "field 'when' can never be met in an Enhance-phase effect", id="when-enhance-instant"),
+    pytest.param("h_spirit_lash", lambda c: c["ends"][0]["tabs"][1]["result"][0].update(when="won"), "field 'when' can never be met in a Result tab", id="when-result-tab"),
+    pytest.param("h_lens", lambda c: c["effects"][0].update(when="won"), "field 'when' can never be met in an Enhance-phase effect", id="when-gear"),
+    pytest.param("h_generator", lambda c: c["actions"][1]["effects"][0].update(when="lost"), "field 'when' can never be met in a Cooldown-phase effect", id="when-condition-action"),
+    pytest.param("h_go_for_broke", lambda c: c["effects"].append({"op": "boost", "n": 2}), "op 'boost' can never act in a Score-phase effect", id="boost-score-instant"),
+    pytest.param("h_go_for_broke", lambda c: c["effects"].append({"op": "nullify", "position": 0}), "op 'nullify' can never act in a Score-phase effect", id="nullify-score-instant"),
+    pytest.param("h_war_room", lambda c: c["actions"][1]["effects"].append({"op": "boost", "n": 1}), "op 'boost' can never act in a Score-phase effect", id="boost-score-condition"),
+    pytest.param("h_patience", lambda c: c["ends"][0]["on_win"].append({"op": "boost", "n": 1}), "op 'boost' can never act in a Clash end's 'on_win'", id="boost-on-win"),
+    pytest.param("h_patience", lambda c: c["ends"][0]["on_win"].append({"op": "nullify", "position": 2}), "op 'nullify' can never act in a Clash end's 'on_win'", id="nullify-on-win"),
+    pytest.param("h_patience", lambda c: c["ends"][0]["on_win"][0].update(when="won"), "field 'when' can never be met in a Clash end's 'on_win'", id="when-on-win"),
+    pytest.param("h_drain", lambda c: c["effects"].append({"op": "double_damage"}), "op 'double_damage' can never act in a Cooldown-phase effect", id="fight-op-cooldown"),
+])
+def test_effects_that_can_never_fire_are_rejected(cid: str, mutate: object, message: str) -> None:
+    raw = copy.deepcopy(RAW)
+    card = _card(raw, cid)
+    mutate(card)  # type: ignore[operator]
+    with pytest.raises(CardDataError) as info:
+        parse_pool(raw)
+    assert f"card {cid!r}" in str(info.value) and message in str(info.value)
+
+
+def test_effects_that_can_fire_still_load() -> None:
+    raw = copy.deepcopy(RAW)
+    _card(raw, "h_go_for_broke")["effects"].append({"op": "draw", "n": 1, "when": "lost"})  # Score: decided
+    _card(raw, "h_adrenaline")["effects"].append({"op": "nullify", "position": 0})  # Enhance: before skirmishes
+    _card(raw, "h_patience")["ends"][0]["on_win"].append({"op": "double_damage"})  # Clash win: scores double
+    parse_pool(raw)
+
+
+@pytest.mark.parametrize("cid, mutate, message", [
+    # ⦾ as a cost ("the opponent pays"): a cost is only the player's own Energy, burned or spotted
+    pytest.param("h_drain", lambda c: c["cost"].update(opponent={"generic": 1}), "unknown field(s) ['opponent']", id="opponent-cost"),
+    # "additional cost to play" gametext: the one cost field is the whole cost
+    pytest.param("h_sabotage", lambda c: c.update(additional_cost={"discard": 1}), "unknown field(s) ['additional_cost']", id="additional-cost"),
+    # a coloured BURN ("⦾ BURNS 1 blue"): burn takes any tokens of the burner's choice
+    pytest.param("h_drain", lambda c: c["effects"][0].update(color="blue"), "op 'burn' takes no field(s) ['color']", id="coloured-burn"),
+    # Retrieve "placed according to the card": Retrieve always puts the card into hand
+    pytest.param("h_library", lambda c: c["actions"][0]["effects"][0].update(to="support"), "op 'retrieve' takes no field(s) ['to']", id="retrieve-destination"),
+    # a Damage Marker total over "fight cards this round": only the current fight's cards are measured
+    pytest.param("h_standoff", lambda c: c["ends"][0].update(measure="damage_marker_round"), "field 'measure' is 'damage_marker_round'", id="damage-markers-this-round"),
+])
+def test_vocabulary_limits_are_rejected(cid: str, mutate: object, message: str) -> None:
+    raw = copy.deepcopy(RAW)
+    mutate(_card(raw, cid))  # type: ignore[operator]
+    with pytest.raises(CardDataError) as info:
+        parse_pool(raw)
+    assert f"card {cid!r}" in str(info.value) and message in str(info.value)
+
+
+def test_heroes_and_villains_have_their_own_cards() -> None:
+    # no Villain card repeats a Hero card's game data (only the name and the card back differ), and
+    # each side alone offers at least half the pool's breadth
+    pool = DEFAULT_POOL
+
+    def fight_key(c):  # type: ignore[no-untyped-def]
+        return (c.rarity, c.gold, c.damage, c.ends, c.rotate_cost)
+
+    def support_key(c):  # type: ignore[no-untyped-def]
+        return (c.type, c.cost, c.phase, c.effects, c.tabs, c.activation, c.after, c.bonus, c.actions)
+
+    for key, cards in ((fight_key, pool.fight), (support_key, pool.support)):
+        hero = {key(c) for c in cards.values() if c.affiliation == "hero"}
+        mirrored = [c.id for c in cards.values() if c.affiliation == "villain" and key(c) in hero]
+        assert not mirrored, f"Villain cards that mirror a Hero card: {mirrored}"
+    for side in ("hero", "villain"):
+        assert sum(c.affiliation == side for c in pool.fight.values()) >= 15
+        assert sum(c.affiliation == side for c in pool.support.values()) >= 20
+        gold = [c for c in pool.fight.values() if c.affiliation == side and c.gold]
+        assert any(c.rarity != "rare" for c in gold)  # a 3-copy gold card: the gold limit binds
+
+
+def test_preconstructed_decks_differ() -> None:
+    # four strategies, not two: any two decks share at most half their cards
+    decks = list(DEFAULT_POOL.decks.values())
+    for i, a in enumerate(decks):
+        for b in decks[i + 1:]:
+            ca = dict(a.fight + a.draw)
+            cb = dict(b.fight + b.draw)
+            shared = sum(min(n, cb.get(cid, 0)) for cid, n in ca.items())
+            assert shared <= 20, f"{a.name} and {b.name} share {shared} of 39 cards"

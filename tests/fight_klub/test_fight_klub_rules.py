@@ -481,3 +481,45 @@ def test_enhance_instants_boost_and_nullify() -> None:
     assert f.skirmish_winner == [1, None, 0] and f.winner is None  # one skirmish each: a tie
     play_until(g, "order_enhance")  # the last fight of the turn (the only one left: not asked)
     assert g.players[0].rts == ["h_jab"] and g.players[1].rts == ["v_focus"]
+
+
+def test_unused_energy_carries_over() -> None:
+    # Nothing in the draft empties the Energy pool: what a player leaves unspent stays for the next turn.
+    g = new_game(drop=0)
+    empty_hands(g)
+    play_until(g, "order_even_up")
+    g.players[0].pool[:] = [5, 0, 1]  # left over at the end of turn 1
+    g.players[1].pool[:] = [0, 3, 0]
+    play_until(g, "order_setup")
+    assert g.turn == 2
+    assert g.players[0].pool == [5 + 2, 0 + 1, 1]  # + Vega's allocation (2, 1, 0)
+    assert g.players[1].pool == [0 + 1, 3, 0 + 2]  # + The Hollow's allocation (1, 0, 2)
+
+
+def test_condition_bonus_uses_own_tab_type() -> None:
+    # The two tabs of a skirmish may differ in type; a Condition's bonus (and a typed boost) reads
+    # its player's own tab.
+    g = new_game(fight0=["h_jab"], fight1=["v_focus"])
+    empty_hands(g)
+    play_until(g, "choose_fight")
+    f = g.fights[0]
+    mine = [t.type for t in g.end_of(f, 0).tabs]
+    theirs = [t.type for t in g.end_of(f, 1).tabs]
+    assert mine[1] == "physical" and theirs[1] != "physical"  # the scenario needs a mixed skirmish
+    before = [g.skirmish_total(f, s, p) for s in (0, 1) for p in range(3)]
+    g.players[0].support.append(InPlay(g.pool.support["h_training"]))  # Condition: +1 physical
+    after = [g.skirmish_total(f, s, p) for s in (0, 1) for p in range(3)]
+    expect = [int(mine[p] == "physical") for p in range(3)] + [0, 0, 0]
+    assert [a - b for a, b in zip(after, before)] == expect
+    f.boosts[1]["physical"] = 2  # a typed boost of the opponent: his own tabs only
+    assert [g.skirmish_total(f, 1, p) for p in range(3)] == [after[3 + p] + 2 * (theirs[p] == "physical") for p in range(3)]
+
+
+def test_damage_marker_measure_is_the_current_fight_card() -> None:
+    # "Damage Markers on fight cards this round" has no op; the damage_marker Clash measure reads only
+    # the two cards of the current fight, not all Fight cards revealed this turn.
+    g = new_game(fight0=["h_jab", "h_finisher", "h_hook"], fight1=["v_focus", "v_heavy", "v_gambit"])
+    empty_hands(g)
+    play_until(g, "choose_fight")
+    for f in g.fights:
+        assert [g.measure(s, "damage_marker", f) for s in (0, 1)] == [g.pool.fight[c].damage for c in f.cards]

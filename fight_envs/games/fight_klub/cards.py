@@ -28,6 +28,23 @@ MEASURES = ("energy", "hand", "support", "damage_marker", "damage_scored", "impr
 EFFECT_OPS = ("add", "burn", "draw", "discard", "destroy", "retrieve", "boost", "nullify", "double_damage")
 FIGHT_OPS = ("boost", "nullify", "double_damage")
 """Ops that act on the current fight, so only valid while one is being fought."""
+SKIRMISH_OPS = ("boost", "nullify")
+"""Ops that change skirmishes, so only valid before (or between) the skirmishes are resolved."""
+EFFECT_CONTEXTS: dict[str, tuple[frozenset[str], bool]] = {
+    # where an effect list resolves: (ops that can act there, whether "when" can be decided there)
+    "setup": (frozenset(EFFECT_OPS) - frozenset(FIGHT_OPS), False),
+    "cooldown": (frozenset(EFFECT_OPS) - frozenset(FIGHT_OPS), False),
+    "enhance": (frozenset(EFFECT_OPS), False),  # Enhance Instants, Conditions' Enhance actions, Gear
+    "result": (frozenset(EFFECT_OPS), False),  # a Result tab: mid-skirmishes, the fight is not decided
+    "on_win": (frozenset(EFFECT_OPS) - frozenset(SKIRMISH_OPS), False),  # Clash text: no skirmishes
+    "score": (frozenset(EFFECT_OPS) - frozenset(SKIRMISH_OPS), True),  # after the skirmishes, fight decided
+}
+"""Which ops and whether ``when`` can ever take effect in each place an effect list resolves.
+
+Only the Score step sees a decided fight (``when`` won/lost); boost and nullify change skirmishes,
+so they are no-ops once the skirmishes are over (Score) or when Clash text decides (``on_win``);
+fight ops need a current fight (not Setup or Cooldown). Anything else would load as a silent no-op.
+"""
 DESTROY_KINDS = ("condition", "gear", "any")
 RETRIEVE_KINDS = SUPPORT_TYPES + ("any",)
 FIGHT_SIZE = 12
@@ -255,15 +272,34 @@ def _effect(d: Any, where: str) -> Effect:
     return Effect(op=op, n=n, who=who, color=color, kind=kind, chooser=chooser, type=stype, position=position, when=when)
 
 
-def _effects(d: dict[str, Any], key: str, where: str) -> tuple[Effect, ...]:
+def _effects(d: dict[str, Any], key: str, where: str, context: str) -> tuple[Effect, ...]:
+    """The effect list ``d[key]``, rejecting any op or ``when`` that can never act in ``context``."""
     raw = _get(d, key, where, list, [])
-    return tuple(_effect(e, f"{where}.{key}[{i}]") for i, e in enumerate(raw))
+    out = tuple(_effect(e, f"{where}.{key}[{i}]") for i, e in enumerate(raw))
+    ops, when_ok = EFFECT_CONTEXTS[context]
+    for i, e in enumerate(out):
+        ew = f"{where}.{key}[{i}]"
+        if e.op not in ops:
+            raise CardDataError(f"{ew}: op {e.op!r} can never act in {_CONTEXT_NAMES[context]}; "
+                                f"allowed there: {', '.join(o for o in EFFECT_OPS if o in ops)}")
+        if e.when is not None and not when_ok:
+            raise CardDataError(f"{ew}: field 'when' can never be met in {_CONTEXT_NAMES[context]} "
+                                f"(the fight is decided only in the Score step); allowed only in Score-phase effects")
+    return out
+
+
+_CONTEXT_NAMES = {
+    "setup": "a Setup-phase effect", "cooldown": "a Cooldown-phase effect", "enhance": "an Enhance-phase effect",
+    "result": "a Result tab (the fight is not decided yet)", "on_win": "a Clash end's 'on_win' (no skirmishes)",
+    "score": "a Score-phase effect (the skirmishes are over)",
+}
 
 
 def _end(d: Any, where: str) -> FightEnd:
     if not isinstance(d, dict):
         raise CardDataError(f"{where}: an end must be an object, got {d!r}")
     kind = _choice(d, "kind", where, ("power", "clash"))
+    _known(d, where, {"kind", "tabs", "center_color"} if kind == "power" else {"kind", "measure", "wins", "on_win"})
     if kind == "power":
         tabs_raw = _get(d, "tabs", where, list)
         if len(tabs_raw) != 3:
@@ -273,11 +309,23 @@ def _end(d: Any, where: str) -> FightEnd:
             tw = f"{where}.tabs[{i}]"
             if not isinstance(t, dict):
                 raise CardDataError(f"{tw}: a tab must be an object")
+            _known(t, tw, {"type", "value", "result"})
             tabs.append(Tab(type=_choice(t, "type", tw, SKIRMISH_TYPES), value=_nonneg(t, "value", tw, high=20),
-                            result=_effects(t, "result", tw)))
+                            result=_effects(t, "result", tw, "result")))
         return FightEnd(kind="power", tabs=tuple(tabs), center_color=COLORS.index(_choice(d, "center_color", where, COLORS)))
     return FightEnd(kind="clash", measure=_choice(d, "measure", where, MEASURES),
-                    wins=_choice(d, "wins", where, ("higher", "lower")), on_win=_effects(d, "on_win", where))
+                    wins=_choice(d, "wins", where, ("higher", "lower")), on_win=_effects(d, "on_win", where, "on_win"))
+
+
+_COMMON_FIELDS = frozenset({"id", "name", "affiliation", "rarity", "signature"})
+_SUPPORT_FIELDS = {"instant": {"phase", "effects"}, "effect": {"tabs"}, "gear": {"tabs", "activation", "effects", "after"},
+                   "condition": {"bonus", "actions"}}
+
+
+def _known(d: dict[str, Any], where: str, allowed: set[str] | frozenset[str]) -> None:
+    unknown = set(d) - set(allowed)
+    if unknown:
+        raise CardDataError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
 
 
 def _common(d: dict[str, Any], where: str) -> tuple[str, str, str, str, str | None]:
@@ -308,6 +356,7 @@ def _fight(d: Any, where: str) -> FightCard:
         raise CardDataError(f"{where}: a Fight card must be an object")
     where = f"fight card {d.get('id')!r}"
     cid, name, aff, rarity, sig = _common(d, where)
+    _known(d, where, _COMMON_FIELDS | {"gold", "damage", "ends", "rotate_cost", "bonus_color"})
     ends_raw = _get(d, "ends", where, list)
     if len(ends_raw) not in (1, 2):
         raise CardDataError(f"{where}: field 'ends' must hold 1 end (or 2 for a rotatable card), got {len(ends_raw)}")
@@ -334,20 +383,20 @@ def _support(d: Any, where: str) -> SupportCard:
     where = f"support card {d.get('id')!r}"
     cid, name, aff, rarity, sig = _common(d, where)
     stype = _choice(d, "type", where, SUPPORT_TYPES)
+    # an unknown field (say an "additional_cost" or a Retrieve destination) would load as a silent no-op
+    _known(d, where, _COMMON_FIELDS | {"type", "cost"} | _SUPPORT_FIELDS[stype])
     kw: dict[str, Any] = {}
     if stype == "instant":
         kw["phase"] = _choice(d, "phase", where, PHASES)
-        kw["effects"] = _effects(d, "effects", where)
+        kw["effects"] = _effects(d, "effects", where, kw["phase"])
         if not kw["effects"]:
             raise CardDataError(f"{where}: an Instant needs at least one effect in 'effects'")
-        if kw["phase"] in ("setup", "cooldown") and any(e.op in FIGHT_OPS for e in kw["effects"]):
-            raise CardDataError(f"{where}: {', '.join(FIGHT_OPS)} need a fight: phase 'enhance' or 'score', not {kw['phase']!r}")
     elif stype == "effect":
         kw["tabs"] = _tabs(d, where)
     elif stype == "gear":
         kw["tabs"] = _tabs(d, where)
         kw["activation"] = _cost(_get(d, "activation", where, dict), f"{where}.activation")
-        kw["effects"] = _effects(d, "effects", where)
+        kw["effects"] = _effects(d, "effects", where, "enhance")  # Gear is activated in Enhance only
         kw["after"] = _choice(d, "after", where, ("return", "destroy"), "return")
     else:
         bonus = _get(d, "bonus", where, dict, {})
@@ -360,14 +409,13 @@ def _support(d: Any, where: str) -> SupportCard:
             aw = f"{where}.actions[{i}]"
             if not isinstance(a, dict):
                 raise CardDataError(f"{aw}: an action must be an object")
-            actions.append(PhaseAction(phase=_choice(a, "phase", aw, PHASES), cost=_cost(a.get("cost", {}), f"{aw}.cost"),
-                                       effects=_effects(a, "effects", aw)))
+            _known(a, aw, {"phase", "cost", "effects"})
+            phase = _choice(a, "phase", aw, PHASES)
+            actions.append(PhaseAction(phase=phase, cost=_cost(a.get("cost", {}), f"{aw}.cost"),
+                                       effects=_effects(a, "effects", aw, phase)))
         phases = [a.phase for a in actions]
         if len(set(phases)) != len(phases):
             raise CardDataError(f"{where}.actions: at most one action per phase, got phases {phases}")
-        for a in actions:
-            if a.phase in ("setup", "cooldown") and any(e.op in FIGHT_OPS for e in a.effects):
-                raise CardDataError(f"{where}.actions: {', '.join(FIGHT_OPS)} need a fight: phase 'enhance' or 'score', not {a.phase!r}")
         kw["actions"] = tuple(actions)
         if not kw["bonus"] and not actions:
             raise CardDataError(f"{where}: a Condition needs a 'bonus' or at least one entry in 'actions'")

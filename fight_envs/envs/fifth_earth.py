@@ -7,7 +7,7 @@
 | Actions | Discrete(205): lay a card (0..99) or a stage run (100..174), choose a destination (175..199), challenge a player (200..204) |
 | Parallel API | no (see below) |
 | Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..6) |
-| Observation | dict: `observation` Box(0, 10, (775,), float32), `action_mask` Box(0, 1, (205,), int8) |
+| Observation | dict: `observation` Box(0, 10, (1475,), float32), `action_mask` Box(0, 1, (205,), int8) |
 | Episode length | at most `max_episode_steps` = the engine's bound (every battle is capped at `max_fights` fights); `max_steps` truncates earlier |
 | Rules | `seeds/fifth_earth.md` |
 
@@ -29,6 +29,8 @@ parallel step would have one actor and everybody else idle.
 **Observation** (egocentric, padded to 6 players): documented feature by feature in
 ``fight_envs/games/fifth_earth/observe.py``. Nothing hidden enters it: others' hands and
 piles (sizes only), face-down cards (count only), the undealt cards, the power deck's order.
+What the table has seen is in it: every card revealed since the deal, and per player the
+revealed cards now in its hand (a card won, or picked up from the rest pile).
 
 **Action mask**: exactly the legal set of the acting agent (the stage-run rule, the reuse
 restriction); all zeros for every other agent. Also in ``info["action_mask"]``.
@@ -47,8 +49,8 @@ set, and changes nothing. ``env()`` ends the game with -1 for the offender (0 fo
 and a warning, PettingZoo's convention.
 
 **Options** (constructor): ``num_players=2`` (2..6), ``num_destinations=1`` (1..25; 25 is the
-full campaign), ``format="knockout"|"royale"``, ``won_cards="spoils"|"hand"``,
-``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
+full campaign), ``format="knockout"|"royale"``, ``won_cards="hand"|"spoils"``,
+``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``ties="first"|"rolloff"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
 many steps), ``render_mode=None|"ansi"|"human"``, ``viewer=None|int`` (whose cards a rendering
 shows), ``cards=None|path`` (card data JSON).
 **Reset options**: ``{"deals": [deal per destination], "dice": [faces 1..6]}``; a deal is
@@ -59,7 +61,8 @@ shows), ``cards=None|path`` (card data JSON).
 `env.unwrapped.game_record()` returns JSON data that
 `fight_envs.games.fifth_earth.record.replay` plays back.
 
-Version history: v0: first release.
+Version history: v0: first release (won cards to the winner's hand by default, card data v2,
+revealed cards in the observation).
 """
 
 from __future__ import annotations
@@ -90,9 +93,10 @@ ENV_OPTIONS: dict[str, Any] = {
     "num_players": 2,
     "num_destinations": 1,
     "format": "knockout",
-    "won_cards": "spoils",
+    "won_cards": "hand",
     "max_fights": 40,
     "out_of_cards": "hand",
+    "ties": "first",
     "reward": "outcome",
     "max_steps": None,
     "render_mode": None,
@@ -117,7 +121,8 @@ class raw_env(AECEnv):
             raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {opts['render_mode']!r}")
         self.config = FifthEarthConfig(num_players=opts["num_players"], num_destinations=opts["num_destinations"],
                                        format=opts["format"], won_cards=opts["won_cards"],
-                                       max_fights=opts["max_fights"], out_of_cards=opts["out_of_cards"])
+                                       max_fights=opts["max_fights"], out_of_cards=opts["out_of_cards"],
+                                       ties=opts["ties"])
         n = self.config.num_players
         viewer = opts["viewer"]
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):

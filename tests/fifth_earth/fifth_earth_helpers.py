@@ -1,10 +1,18 @@
-"""Scenario helpers shared by the Fifth-Earth tests: fixed deals and dice written by card name."""
+"""Scenario helpers shared by the Fifth-Earth tests: fixed deals and dice written by card name.
+
+Rule scenarios are played with ``SCENARIO_CARDS``, the card data of v1 frozen in
+``scenario_cards.json`` (same names and ids as the packaged data, other powers), so that a rule
+stays pinned by its scenario whatever the packaged powers become; the packaged data's own design
+is pinned in ``test_fifth_earth_cards.py``.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS
+from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, FifthEarthCards, load_cards
 from fight_envs.games.fifth_earth.rules import (
     CHALLENGE_BASE,
     DESTINATION_BASE,
@@ -13,6 +21,9 @@ from fight_envs.games.fifth_earth.rules import (
     parse_deal,
     run_action,
 )
+
+SCENARIO_CARDS = load_cards(Path(__file__).resolve().parent / "scenario_cards.json")
+"""The v1 card data: Greytok 1/3/6/10, Ashvane 7/8/9/10, ... (power cards +1..+8 and -1..-6)."""
 
 ND = [1, 2]
 """A roll that is not a double (total 3)."""
@@ -36,11 +47,12 @@ def lay_run(name: str, length: int) -> int:
     return run_action(char(name), length)
 
 
-def start(hands: list[list[str]], dice: list[int], power_deck: list[str] | None = None, **cfg: object) -> FifthEarthGame:
+def start(hands: list[list[str]], dice: list[int], power_deck: list[str] | None = None,
+          cards: FifthEarthCards = SCENARIO_CARDS, **cfg: object) -> FifthEarthGame:
     """A game with the given hands (one destination deal) and the given die faces first."""
     n = len(hands)
-    game = FifthEarthGame(FifthEarthConfig(num_players=n, **cfg))  # type: ignore[arg-type]
-    deal = parse_deal({"hands": hands, "power_deck": power_deck or POWER_IN_ORDER}, n)
+    game = FifthEarthGame(FifthEarthConfig(num_players=n, **cfg), cards)  # type: ignore[arg-type]
+    deal = parse_deal({"hands": hands, "power_deck": power_deck or POWER_IN_ORDER}, n, cards)
     game.new_game(np.random.default_rng(0), [deal], dice)
     return game
 

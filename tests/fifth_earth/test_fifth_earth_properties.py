@@ -25,6 +25,7 @@ CONFIGS = st.builds(
     won_cards=st.sampled_from(["spoils", "hand"]),
     max_fights=st.sampled_from([3, 40]),
     out_of_cards=st.sampled_from(["hand", "hand_and_rest"]),
+    ties=st.sampled_from(["first", "rolloff"]),
 )
 
 
@@ -93,12 +94,13 @@ def test_observation_hides_what_a_seat_cannot_see(config: FifthEarthConfig, seed
         n = game.num_players
         me = int(rng.integers(n))
         mine = encode(game, me)
-        others = [s for s in range(n) if s != me and game.hands[s].any()]
+        # Only the cards never revealed are hidden: a revealed card's place is public (gap 21).
+        others = [s for s in range(n) if s != me and (game.hands[s] & (1 - game.revealed)).any()]
         undealt = np.flatnonzero(game.undealt)
         if others and undealt.size:
             s = others[int(rng.integers(len(others)))]
             v = copy.deepcopy(game)
-            h = int(np.flatnonzero(v.hands[s])[0])
+            h = int(np.flatnonzero(v.hands[s] & (1 - v.revealed))[0])
             u = int(undealt[0])
             v.hands[s, h], v.hands[s, u] = 0, 1
             v.undealt[h], v.undealt[u] = 1, 0

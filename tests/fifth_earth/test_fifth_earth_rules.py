@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fifth_earth_helpers import ND, challenge, char, choose, cid, lay_run, run, start
+from fifth_earth_helpers import ND, SCENARIO_CARDS, challenge, char, choose, cid, lay_run, run, start
 
 from fight_envs.core.errors import IllegalActionError
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS
@@ -181,8 +181,11 @@ def test_challenged_lays_first_and_the_other_sees_only_the_count() -> None:
 
 
 def test_battle_sequence_reuse_rest_pile_ties_and_alternation() -> None:
-    """Seven fights of one battle: the reuse restriction and the rest pile as the rulebook words them."""
-    game = opened([*ND] * 6 + [*ND, *ND, 2, 3, *ND] + [*ND] * 6)
+    """Seven fights of one battle: the reuse restriction and the rest pile as the rulebook words them.
+
+    Played with ``won_cards="spoils"`` so that the rest pile is the only way back to the hand, and
+    ``ties="rolloff"`` for the roll-off option."""
+    game = opened([*ND] * 6 + [*ND, *ND, 2, 3, *ND] + [*ND] * 6, won_cards="spoils", ties="rolloff")
     g = game
     # fight 1: P1 (challenged) lays first. Hollowjaw 1 (2) beats Greytok 1 (1).
     g.apply_action(1, cid("Hollowjaw 1"))
@@ -201,7 +204,7 @@ def test_battle_sequence_reuse_rest_pile_ties_and_alternation() -> None:
     assert greytok_lays(g, 0) == set() and not g.usable_characters(0)[char("Greytok")]
     g.apply_action(0, cid("Corrowyn 1"))  # 2 vs 3
     assert g.last_fight.winner == 1
-    # fight 4: equal totals (Brimmeld 2 = 6, Gallowmere 2 = 6) are rolled off: P0 5, P1 3.
+    # fight 4: equal totals (Brimmeld 2 = 6, Gallowmere 2 = 6) are rolled off (option): P0 5, P1 3.
     assert g.current_player() == 0 and greytok_lays(g, 0) == set()
     g.apply_action(0, cid("Brimmeld 2"))
     g.apply_action(1, cid("Gallowmere 2"))
@@ -227,7 +230,7 @@ def test_battle_sequence_reuse_rest_pile_ties_and_alternation() -> None:
 def test_only_option_left_lifts_the_reuse_restriction() -> None:
     p0 = run("Greytok", 4) + run("Ashvane", 4)
     p1 = run("Hollowjaw", 4) + run("Thornvyre", 4)
-    game = start([p0, p1], OPENING + [*ND] * 4)
+    game = start([p0, p1], OPENING + [*ND] * 4, won_cards="spoils")
     choose(game, 0)
     challenge(game, 0, 1)
     game.apply_action(1, cid("Hollowjaw 1"))
@@ -285,7 +288,7 @@ def test_an_empty_hand_is_out_of_cards_even_with_a_rest_pile() -> None:
     """Winning with big runs empties a hand: the rest pile cannot be laid, so the winner is out."""
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Lumenor", 4)
-    game = start([p0, p1], OPENING + [*ND] * 4)
+    game = start([p0, p1], OPENING + [*ND] * 4, won_cards="spoils")
     choose(game, 0)
     challenge(game, 0, 1)
     game.apply_action(1, cid("Greytok 1"))
@@ -299,7 +302,7 @@ def test_an_empty_hand_is_out_of_cards_even_with_a_rest_pile() -> None:
 def test_hand_and_rest_option_takes_back_the_rest_pile() -> None:
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Lumenor", 4)
-    game = start([p0, p1], OPENING + [*ND] * 6, out_of_cards="hand_and_rest")
+    game = start([p0, p1], OPENING + [*ND] * 6, out_of_cards="hand_and_rest", won_cards="spoils")
     choose(game, 0)
     challenge(game, 0, 1)
     game.apply_action(1, lay_run("Greytok", 4))
@@ -313,7 +316,7 @@ def test_battle_royale_puts_everyone_in_one_battle() -> None:
     hands = [run("Ashvane", 4) + run("Mirehound", 4), run("Greytok", 4) + run("Lumenor", 4),
              run("Zephyrane", 4) + run("Thornvyre", 4)]
     # order P0; seeding P1 11, P0 9, P2 3 -> lay order P1, P0, P2 in fight 1
-    game = start(hands, [6, 5, *ND, *ND, 5, 4, 6, 5, *ND] + [*ND] * 6, format="royale")
+    game = start(hands, [6, 5, *ND, *ND, 5, 4, 6, 5, *ND] + [*ND] * 6, format="royale", won_cards="spoils")
     choose(game, 0)
     assert game.battle is not None and game.battle.players == [1, 0, 2]
     game.apply_action(1, lay_run("Greytok", 4))
@@ -336,20 +339,50 @@ def test_fight_cap_gives_the_battle_to_the_player_holding_most_cards() -> None:
     assert any("fight cap" in e for e in game.events)
 
 
-def test_won_cards_hand_option_puts_won_cards_straight_into_the_hand() -> None:
-    game = opened([*ND, *ND], won_cards="hand")
+def test_won_cards_go_straight_into_the_winners_hand_by_default() -> None:
+    assert FifthEarthConfig().won_cards == "hand"
+    game = opened([*ND, *ND])
     game.apply_action(1, cid("Hollowjaw 1"))
     game.apply_action(0, cid("Ashvane 1"))
     assert game.hands[0, cid("Hollowjaw 1")] == 1 and not game.spoils.any()
 
 
+def test_equal_totals_go_to_the_player_who_laid_first() -> None:
+    assert FifthEarthConfig().ties == "first"
+    game = opened([*ND, *ND, 6, 6])
+    game.apply_action(1, cid("Hollowjaw 1"))  # P1, challenged, lays first: 2
+    game.apply_action(0, cid("Corrowyn 1"))  # 2: a match is not enough
+    f = game.last_fight
+    assert f.totals == {1: 2, 0: 2} and f.winner == 1 and f.rolloff == []
+    assert game.fixed_dice == [6, 6], "no dice are rolled to break the tie"
+    other = opened([*ND, *ND, 1, 2, 6, 5], ties="rolloff")
+    other.apply_action(1, cid("Hollowjaw 1"))
+    other.apply_action(0, cid("Corrowyn 1"))
+    assert other.last_fight.rolloff == [{1: 3, 0: 11}] and other.last_fight.winner == 0
+
+
+def test_revealed_cards_stay_public_wherever_they_go() -> None:
+    from fight_envs.games.fifth_earth.observe import OBS_SLICES, encode, player_slice
+
+    game = opened([*ND, *ND])
+    game.apply_action(1, cid("Hollowjaw 1"))
+    game.apply_action(0, cid("Ashvane 1"))  # 7 beats 2: P0 takes Hollowjaw 1 into its hand
+    assert game.revealed[[cid("Hollowjaw 1"), cid("Ashvane 1")]].tolist() == [1, 1] and game.revealed.sum() == 2
+    seen_by_p1 = encode(game, 1)
+    known = np.flatnonzero(seen_by_p1[player_slice(1, "known_hand")])
+    assert known.tolist() == [cid("Hollowjaw 1")], "P1 knows where its lost card went, and nothing else of P0's hand"
+    assert seen_by_p1[OBS_SLICES["revealed"]].sum() == 2
+    game.new_game(np.random.default_rng(1))
+    assert not game.revealed.any(), "a new deal starts with nothing revealed"
+
+
 def test_several_destinations_most_destinations_wins() -> None:
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Lumenor", 4)
-    game = FifthEarthGame(FifthEarthConfig(num_players=2, num_destinations=2))
+    game = FifthEarthGame(FifthEarthConfig(num_players=2, num_destinations=2, won_cards="spoils"), SCENARIO_CARDS)
     from fight_envs.games.fifth_earth.rules import parse_deal
 
-    deals = [parse_deal({"hands": [p0, p1]}, 2), parse_deal({"hands": [p1, p0]}, 2)]
+    deals = [parse_deal({"hands": [p0, p1]}, 2, SCENARIO_CARDS), parse_deal({"hands": [p1, p0]}, 2, SCENARIO_CARDS)]
     dice = OPENING + [*ND] * 4 + [1, 2, 6, 5, 2, 1, 6, 4] + [*ND] * 4
     game.new_game(np.random.default_rng(0), deals, dice)
     choose(game, 0, 3)

@@ -12,7 +12,8 @@ Layout (``OBS_SLICES``; counts are scaled as noted):
 | ``phase`` | 4 | my decision now: choose destination, challenge, lay first in a fight, lay after others |
 | ``hand`` | 100 | my hand, one per card id (4 x character + stage - 1) |
 | ``rest`` | 100 | my rest pile (cards I laid and won with, not yet picked up): 1 if a win now would pick the card up, 0.5 if it must rest longer |
-| ``spoils`` | 100 | cards I won in this battle, set aside until I win the battle |
+| ``spoils`` | 100 | cards I won in this battle, set aside until I win the battle (``won_cards="spoils"``) |
+| ``revealed`` | 100 | cards turned face up in a fight since this destination's deal (public: the unrevealed cards not mine are the only ones whose place I do not know) |
 | ``destinations_left`` | 25 | destinations not yet chosen |
 | ``progress`` | 5 | destinations claimed / num_destinations, num_destinations / 25, knockout round / 3, fight / max_fights, 1 if battle royale |
 | ``power`` | 15 | power cards left in the deck / 14, then the 14 power cards in the discard pile |
@@ -23,7 +24,9 @@ battle being fought; has the bye; a player I may challenge now; seed position (1
 down to 1/6); hand size / 16; rest pile size / 16; spoils size / 16; destinations won /
 num_destinations; cards laid face down in this fight / 4; has laid in this fight; lays first in
 this fight; for each character the fights it must still rest / rest_fights (public: every laid
-card is revealed); the last fight this player was in: its character (one-hot 25), its stages
+card is revealed); ``known_hand``, the revealed cards now in this player's hand (a table that
+remembers every reveal knows where each revealed card went: to the winner's hand or spoils, to
+its rest pile, back to its hand on a pick-up); the last fight this player was in: its character (one-hot 25), its stages
 (4), its total / 40, power-card modifiers positive / 10 and negative / 10, won it.
 """
 
@@ -66,12 +69,13 @@ def _layout(parts: list[tuple[str, int]], start: int = 0) -> dict[str, slice]:
 PLAYER_SLICES = _layout([
     ("present", 1), ("alive", 1), ("in_battle", 1), ("bye", 1), ("challengeable", 1), ("seed", 1),
     ("hand_size", 1), ("rest_size", 1), ("spoils_size", 1), ("destinations_won", 1), ("laid_count", 1),
-    ("has_laid", 1), ("lays_first", 1), ("resting", NUM_CHARACTERS), ("last_character", NUM_CHARACTERS),
+    ("has_laid", 1), ("lays_first", 1), ("resting", NUM_CHARACTERS), ("known_hand", NUM_CARDS),
+    ("last_character", NUM_CHARACTERS),
     ("last_stages", NUM_STAGES), ("last_total", 1), ("last_power_plus", 1), ("last_power_minus", 1), ("last_won", 1),
 ])
 PLAYER_SIZE = max(s.stop for s in PLAYER_SLICES.values())
 OBS_SLICES = _layout([
-    ("phase", 4), ("hand", NUM_CARDS), ("rest", NUM_CARDS), ("spoils", NUM_CARDS),
+    ("phase", 4), ("hand", NUM_CARDS), ("rest", NUM_CARDS), ("spoils", NUM_CARDS), ("revealed", NUM_CARDS),
     ("destinations_left", NUM_DESTINATIONS), ("progress", 5), ("power", 1 + NUM_POWER_CARDS),
     ("players", MAX_PLAYERS * PLAYER_SIZE),
 ])
@@ -104,6 +108,7 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
     eligible = resting & (g.rest_since[seat] + g.cards.rest_fights <= fight_now)
     obs[OBS_SLICES["rest"]] = 0.5 * resting + 0.5 * eligible
     obs[OBS_SLICES["spoils"]] = g.spoils[seat]
+    obs[OBS_SLICES["revealed"]] = g.revealed
     left = obs[OBS_SLICES["destinations_left"]]
     left[g.remaining_destinations] = 1
     p = OBS_SLICES["progress"].start
@@ -136,6 +141,7 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
         put("rest_size", (g.rest_since[s] != NOBODY).sum() / COUNT_SCALE)
         put("spoils_size", g.spoils[s].sum() / COUNT_SCALE)
         put("destinations_won", g.destinations_won[s] / cfg.num_destinations)
+        put("known_hand", g.hands[s] & g.revealed)
         if b is not None and s in b.players:
             put("laid_count", len(b.laid.get(s, ())) / NUM_STAGES)
             put("has_laid", s in b.laid)

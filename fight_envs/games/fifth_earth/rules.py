@@ -49,6 +49,7 @@ NUM_ACTIONS = CHALLENGE_BASE + MAX_PLAYERS - 1
 FORMATS = ("knockout", "royale")
 WON_CARDS = ("spoils", "hand")
 OUT_OF_CARDS = ("hand", "hand_and_rest")
+TIES = ("first", "rolloff")
 
 PHASE_DESTINATION = 0
 PHASE_CHALLENGE = 1
@@ -97,9 +98,10 @@ class FifthEarthConfig:
     num_players: int = 2
     num_destinations: int = 1
     format: str = "knockout"
-    won_cards: str = "spoils"
+    won_cards: str = "hand"
     max_fights: int = 40
     out_of_cards: str = "hand"
+    ties: str = "first"
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -114,6 +116,8 @@ class FifthEarthConfig:
             raise ConfigError(f"won_cards must be one of {WON_CARDS}, got {self.won_cards!r}")
         if self.out_of_cards not in OUT_OF_CARDS:
             raise ConfigError(f"out_of_cards must be one of {OUT_OF_CARDS}, got {self.out_of_cards!r}")
+        if self.ties not in TIES:
+            raise ConfigError(f"ties must be one of {TIES}, got {self.ties!r}")
         m = self.max_fights
         if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= 1000:
             raise ConfigError(f"max_fights must be an integer in 1..1000, got {m!r}")
@@ -252,6 +256,9 @@ class FifthEarthGame:
         """Cards won from opponents in the current battle, set aside until the battle is won (gap 4)."""
         self.retired = np.zeros(NUM_CARDS, dtype=np.int8)
         """Cards of players knocked out of the current destination (out of play until the next deal)."""
+        self.revealed = np.zeros(NUM_CARDS, dtype=np.int8)
+        """Cards turned face up in a fight since this destination's deal: public from then on, so
+        everybody knows which player holds each of them (gap 21)."""
         self.power_deck: list[int] = []
         self.power_discard: list[int] = []
         self.alive = np.zeros(n, dtype=bool)
@@ -308,6 +315,7 @@ class FifthEarthGame:
         self.rest_since[:] = NOBODY
         self.spoils[:] = 0
         self.retired[:] = 0
+        self.revealed[:] = 0
         self.undealt[:] = 1
         if index < len(self.fixed_deals):
             deal = self.fixed_deals[index]
@@ -525,14 +533,19 @@ class FifthEarthGame:
         best = max(totals.values())
         tied = [p for p in b.lay_order if totals[p] == best]
         rolloff: list[dict[int, int]] = []
+        if self.config.ties == "first":
+            # Equal totals go to the tied player who laid first (gap 3): it committed blind, so the
+            # answer must beat it, not match it.
+            tied = tied[:1]
         while len(tied) > 1:
-            # Equal totals: the tied players roll the dice off, no power cards (gap 3).
+            # Option ties="rolloff": the tied players roll the dice off, no power cards (gap 3).
             r = {p: sum(self.roll()) for p in tied}
             rolloff.append(r)
             top = max(r.values())
             tied = [p for p in tied if r[p] == top]
         winner = tied[0]
         for p in b.lay_order:
+            self.revealed[b.laid[p]] = 1
             self.power_discard += drawn[p]
             self.last_used[p, sorted({character_of(c) for c in b.laid[p]})] = b.fight
         self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
@@ -542,8 +555,9 @@ class FifthEarthGame:
                 f"P{p} {'+'.join(self.cards.card_name(c) for c in b.laid[p])} dice {dice[p]} "
                 f"{'power ' + str([self.cards.power_names[x] for x in drawn[p]]) + ' ' if drawn[p] else ''}= {totals[p]}"
                 for p in b.lay_order) + f"; P{winner} wins")
-        # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): set aside as
-        # spoils until the battle is won (default), so every lost fight shrinks the loser for good.
+        # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): into the
+        # winner's hand (default), so a card won is a card to use, or set aside as spoils until the
+        # battle is won (option).
         for p in b.lay_order:
             if p == winner:
                 self.rest_since[p, b.laid[p]] = b.fight

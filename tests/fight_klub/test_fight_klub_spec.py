@@ -7,44 +7,22 @@ an interpretation unpinned; this test says which.
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
+
+from fight_envs.testing import missing_spec_citations, spec_citations, unpinned_spec_items
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "seeds" / "fight_klub.md"
 TEST_DIR = Path(__file__).resolve().parent
-REF = re.compile(r"`(test_\w+\.py)::(test_\w+)`(?:\s*\((cases?[^)]*)\))?")
-
-
-def defined_tests(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
 
 
 def test_every_cited_test_and_case_exists() -> None:
-    text = SPEC.read_text(encoding="utf-8")
-    refs = REF.findall(text)
-    assert len(refs) >= 30, "the specification cites its tests"
-    missing = []
-    for filename, name, cases in refs:
-        path = TEST_DIR / filename
-        if not path.exists():
-            missing.append(f"{filename} (file)")
-            continue
-        if name not in defined_tests(path):
-            missing.append(f"{filename}::{name}")
-        source = path.read_text(encoding="utf-8")
-        for case in re.findall(r"`([\w-]+)`", cases):
-            if f'id="{case}"' not in source:
-                missing.append(f"{filename}::{name} case {case}")
+    assert len(spec_citations(SPEC)) >= 30, "the specification cites its tests"
+    missing = missing_spec_citations(SPEC, TEST_DIR)
     assert not missing, f"seeds/fight_klub.md cites tests that do not exist: {missing}"
 
 
 def test_every_interpretation_is_pinned_by_a_test() -> None:
-    text = SPEC.read_text(encoding="utf-8")
-    section = text.split("## Interpretations", 1)[1]
-    items = re.split(r"\n(?=\d+\. \*\*)", section)[1:]
-    assert len(items) >= 20
-    unpinned = [item.splitlines()[0] for item in items if not REF.search(item)]
+    count, unpinned = unpinned_spec_items(SPEC, "Interpretations")
+    assert count >= 20
     assert not unpinned, f"interpretations without a test: {unpinned}"

@@ -63,9 +63,23 @@ def test_heuristic_reads_the_revealed_cards_in_the_opponents_hand() -> None:
     known = opened_against(STRONG, seen=True)
     known.apply_action(1, cid("Lumenor 3"))
     obs = encode(known, 0)
-    assert obs[player_slice(1, "known_hand")].sum() == 7, "the seven revealed cards still in P1's hand"
+    assert obs[player_slice(1, "known_hand")].sum() == 8, "the eight revealed cards, the face-down one among them"
     # Five of its eight cards are 12s: an 11 loses too often, so the weakest card is thrown.
     assert agent.act(obs, known.legal_action_mask(0)) == cid("Greytok 1")
+
+
+def test_heuristic_values_a_match_by_the_tie_rule_it_is_told() -> None:
+    elevens = [f"{name} 4" for name in ("Corrowyn", "Fenwraith", "Hollowjaw", "Kestrelin", "Mirehound", "Pyrecrest",
+                                        "Ravenmoor", "Umberfell")]
+    game = opened_against(elevens, seen=True)
+    game.apply_action(1, cid("Mirehound 4"))  # an 11 for sure; P0's best is an 11 too
+    obs, mask = encode(game, 0), game.legal_action_mask(0)
+    # ties="first": a match loses to the first layer, so the weakest card is thrown.
+    assert HeuristicAgent().act(obs, mask) == cid("Greytok 1")
+    # ties="rolloff": a match wins half the time, worth more than a sure loss.
+    assert HeuristicAgent(ties="rolloff").act(obs, mask) in (cid("Ashvane 4"), cid("Wyrmholt 4"))
+    with pytest.raises(ValueError, match="ties must be one of"):
+        HeuristicAgent(ties="coin")
 
 
 def test_heuristic_challenges_the_smallest_hand() -> None:

@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 
 from fight_envs.core.errors import IllegalActionError
 from fight_envs.games.fifth_earth.observe import encode
-from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, PHASE_LAY, FifthEarthConfig, FifthEarthGame
+from fight_envs.games.fifth_earth.rules import (
+    DESTINATION_BASE,
+    NUM_ACTIONS,
+    PHASE_LAY,
+    FifthEarthConfig,
+    FifthEarthGame,
+    action_cards,
+    character_of,
+)
 
 CONFIGS = st.builds(
     FifthEarthConfig,
@@ -112,7 +120,9 @@ def test_observation_hides_what_a_seat_cannot_see(config: FifthEarthConfig, seed
         b = game.battle
         if game.phase == PHASE_LAY and b is not None and undealt.size:
             for s, laid in b.laid.items():
-                if s != me and len(laid) == 1:
+                # A revealed card's place is public, so only a never-revealed one may be swapped for
+                # an undealt card (a revealed one laid again: the test below).
+                if s != me and len(laid) == 1 and not game.revealed[laid[0]]:
                     v = copy.deepcopy(game)
                     u = int(undealt[0])
                     v.undealt[laid[0]], v.undealt[u] = 1, 0
@@ -120,3 +130,63 @@ def test_observation_hides_what_a_seat_cannot_see(config: FifthEarthConfig, seed
                     assert np.array_equal(encode(v, me), mine), "a face-down card leaked"
 
     play(config, seed, check)
+
+
+@settings(max_examples=20, deadline=None)
+@given(num_players=st.integers(2, 6), out_of_cards=st.sampled_from(["hand", "hand_and_rest"]),
+       ties=st.sampled_from(["first", "rolloff"]), seed=st.integers(0, 2**31))
+def test_laying_a_revealed_card_face_down_changes_nothing_others_see(
+        num_players: int, out_of_cards: str, ties: str, seed: int) -> None:
+    """A lay holding a card the table has seen, swapped for another lay of as many cards from the
+    same hand, leaves every other seat's observation bit for bit the same until the reveal."""
+    config = FifthEarthConfig(num_players=num_players, out_of_cards=out_of_cards, ties=ties)
+
+    def check(game: FifthEarthGame, seat: int, legal: list[int], rng: np.random.Generator) -> None:
+        b = game.battle
+        if game.phase != PHASE_LAY or b is None:
+            return
+        for s, laid in b.laid.items():
+            if not game.revealed[laid].any():
+                continue
+            before = game.hands[s].copy()
+            before[laid] = 1  # the hand the lay was chosen from
+            pick = copy.deepcopy(game)
+            pick.hands[s] = before
+            usable = pick.usable_characters(s)
+            others = [cards for cards in (action_cards(a) for a in range(DESTINATION_BASE))
+                      if len(cards) == len(laid) and sorted(cards) != sorted(laid)
+                      and before[cards].all() and usable[character_of(cards[0])]]
+            if not others:
+                continue
+            alt = others[int(rng.integers(len(others)))]
+            v = copy.deepcopy(game)
+            v.hands[s] = before
+            v.hands[s, alt] = 0
+            v.battle.laid[s] = list(alt)
+            for me in range(game.num_players):
+                if me != s:
+                    assert np.array_equal(encode(v, me), encode(game, me)), (
+                        f"seat {me} can tell P{s} laid {laid} rather than {alt}")
+
+    play(config, seed, check)
+
+
+@settings(max_examples=15, deadline=None)
+@given(num_players=st.integers(2, 6), format=st.sampled_from(["knockout", "royale"]), seed=st.integers(0, 2**31))
+def test_by_default_a_fight_won_never_empties_the_winners_hand(num_players: int, format: str, seed: int) -> None:
+    """Gap 5: under won_cards="hand" the winner receives the losers' cards, so only a loser runs out."""
+    config = FifthEarthConfig(num_players=num_players, format=format)
+    assert config.won_cards == "hand"
+    seen: list[object] = [None]
+
+    def check(game: FifthEarthGame, seat: int, legal: list[int], rng: np.random.Generator) -> None:
+        f = game.last_fight
+        if f is not None and f is not seen[-1]:
+            seen.append(f)
+            if f.fight >= game.config.max_fights:
+                return  # the fight cap ended the battle, maybe in favour of a player holding more cards
+            losers_laid = sum(len(c) for p, c in f.laid.items() if p != f.winner)
+            assert losers_laid >= 1 and game.hands[f.winner].sum() >= losers_laid, "a win emptied a hand"
+
+    play(config, seed, check)
+    assert len(seen) > 1, "no fight was checked"

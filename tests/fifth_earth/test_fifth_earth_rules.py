@@ -339,6 +339,21 @@ def test_fight_cap_gives_the_battle_to_the_player_holding_most_cards() -> None:
     assert any("fight cap" in e for e in game.events)
 
 
+@pytest.mark.parametrize("out_of_cards", ["hand", "hand_and_rest"])
+def test_fight_cap_counts_the_rest_pile(out_of_cards: str) -> None:
+    """Gap 8: hand, rest pile and spoils all count at the cap, whatever counts for running out."""
+    game = opened([*ND, *ND], max_fights=1, out_of_cards=out_of_cards)
+    game.apply_action(1, cid("Hollowjaw 1"))
+    before = game.hands.copy()
+    game.apply_action(0, lay_run("Greytok", 3))  # 1+3+6 = 10 beats 2; Greytok 1-3 rest
+    # P0 ends with 5 + 1 (won) = 6 in hand and 3 in its rest pile, P1 with 7 in hand: the hand
+    # alone would give P1 the battle, the rest pile gives it to P0.
+    assert before[0].sum() - 3 + 1 == 6 < before[1].sum() == 7  # P1 has laid Hollowjaw 1 already
+    assert game.last_fight.winner == 0
+    assert game.is_terminal() and game.destinations_won.tolist() == [1, 0]
+    assert "fight cap: P0 holds the most cards and wins the battle" in game.events
+
+
 def test_won_cards_go_straight_into_the_winners_hand_by_default() -> None:
     assert FifthEarthConfig().won_cards == "hand"
     game = opened([*ND, *ND])
@@ -410,3 +425,22 @@ def test_illegal_action_changes_nothing_and_names_the_legal_set() -> None:
     with pytest.raises(IllegalActionError, match="it is seat 1's turn"):
         game.apply_action(0, cid("Greytok 1"))
     assert np.array_equal(game.hands, before[0]) and game.version == before[1] and len(game.actions) == before[2]
+
+
+def test_a_revealed_card_laid_face_down_stays_in_known_hand_until_the_reveal() -> None:
+    """Laying a card that the table knows I hold must not tell the answering player which card it was."""
+    from fight_envs.games.fifth_earth.observe import encode, player_slice
+
+    seen = {}
+    for card in ("Hollowjaw 1", "Corrowyn 1"):
+        game = opened([*ND, *ND])
+        game.apply_action(1, cid("Hollowjaw 1"))
+        game.apply_action(0, cid("Ashvane 1"))  # P0 wins Hollowjaw 1 into its hand, and lays first in fight 2
+        game.apply_action(0, cid(card))
+        assert game.current_player() == 1
+        seen[card] = encode(game, 1)
+        known = np.flatnonzero(seen[card][player_slice(1, "known_hand")])
+        assert known.tolist() == [cid("Hollowjaw 1")], f"after laying {card}, P1 still knows P0 holds Hollowjaw 1"
+    assert np.array_equal(seen["Hollowjaw 1"], seen["Corrowyn 1"]), "which card P0 laid leaked to P1"
+    game.apply_action(1, cid("Fenwraith 1"))  # the reveal: now the table knows where Hollowjaw 1 went
+    assert game.last_fight.laid[0] == [cid("Corrowyn 1")]

@@ -24,7 +24,8 @@ battle being fought; has the bye; a player I may challenge now; seed position (1
 down to 1/6); hand size / 16; rest pile size / 16; spoils size / 16; destinations won /
 num_destinations; cards laid face down in this fight / 4; has laid in this fight; lays first in
 this fight; for each character the fights it must still rest / rest_fights (public: every laid
-card is revealed); ``known_hand``, the revealed cards now in this player's hand (a table that
+card is revealed); ``known_hand``, the revealed cards now in this player's hand, counting the cards it has laid
+face down in the fight under way until they are revealed (so a lay changes nothing here); (a table that
 remembers every reveal knows where each revealed card went: to the winner's hand or spoils, to
 its rest pile, back to its hand on a pick-up); the last fight this player was in: its character (one-hot 25), its stages
 (4), its total / 40, power-card modifiers positive / 10 and negative / 10, won it.
@@ -141,7 +142,12 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
         put("rest_size", (g.rest_since[s] != NOBODY).sum() / COUNT_SCALE)
         put("spoils_size", g.spoils[s].sum() / COUNT_SCALE)
         put("destinations_won", g.destinations_won[s] / cfg.num_destinations)
-        put("known_hand", g.hands[s] & g.revealed)
+        # Cards laid face down in the fight under way still count as held until the reveal:
+        # otherwise a revealed card dropping out of known_hand would tell which card was laid.
+        held = g.hands[s].copy()
+        if b is not None and s in b.laid:
+            held[b.laid[s]] = 1
+        put("known_hand", held & g.revealed)
         if b is not None and s in b.players:
             put("laid_count", len(b.laid.get(s, ())) / NUM_STAGES)
             put("has_laid", s in b.laid)

@@ -412,6 +412,10 @@ class FifthEarthGame:
             held += int((self.rest_since[seat] != NOBODY).sum())
         return held
 
+    def cards_owned(self, seat: int) -> int:
+        """Every card ``seat`` holds in the destination: hand, rest pile and spoils (the fight cap, gap 8)."""
+        return int(self.hands[seat].sum() + (self.rest_since[seat] != NOBODY).sum() + self.spoils[seat].sum())
+
     # ------------------------------------------------------------------ actions
     def apply_action(self, seat: int, action: Any) -> None:
         """Apply one decision; raises IllegalActionError (changing nothing) if it is not legal."""
@@ -569,8 +573,9 @@ class FifthEarthGame:
         self._pick_up(winner, everything=False)
         b.laid = {}
         # Out of cards: nothing left to lay (gap 5). A rest pile cannot be laid until a win picks
-        # it up, so winning with many cards can empty a hand; if everyone is out, the fight's
-        # winner is the one left standing.
+        # it up. Under won_cards="hand" the winner has just received the losers' cards, so only a
+        # loser can be out; under "spoils" winning with many cards can empty a hand, and if
+        # everyone is out the fight's winner is the one left standing.
         out = [p for p in b.players if self.cards_held(p) == 0]
         if len(out) == len(b.players):
             out.remove(winner)
@@ -583,7 +588,8 @@ class FifthEarthGame:
             return
         if b.fight >= self.config.max_fights:
             # Fight cap (gap 8): the player holding the most cards wins; equal counts roll off.
-            held = {p: self.cards_held(p) + int(self.spoils[p].sum()) for p in b.players}
+            # Every card a player owns counts here, whatever out_of_cards says (gap 8).
+            held = {p: self.cards_owned(p) for p in b.players}
             top = max(held.values())
             lead = [p for p in b.players if held[p] == top]
             w = lead[0] if len(lead) == 1 else self.roll_order(lead, "fight-cap roll-off", places=1)[0]

@@ -33,6 +33,7 @@ from typing import Any
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import numpy as np
+from common import play_aec_game
 
 from fight_envs import brawl_v0
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame
@@ -76,19 +77,7 @@ def run_aec(name: str, players: int, make: Callable[[], Any], seconds: float) ->
     env = make()
     rng = np.random.default_rng(0)
 
-    def one(i: int) -> int:
-        env.reset(seed=i)
-        n = 0
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(sample(obs["action_mask"], rng))
-            n += 1
-        return n
-
-    return _timed(name, players, seconds, one)
+    return _timed(name, players, seconds, lambda i: play_aec_game(env, rng, i, sample))
 
 
 def run_parallel(players: int, seconds: float, windows: bool) -> Timing:

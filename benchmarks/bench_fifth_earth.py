@@ -25,66 +25,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from typing import Any
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # connect_four imports pygame, which greets on stdout
 
 import numpy as np
+from common import Timing, play_aec_game, time_engine, time_games
 
 from fight_envs import fifth_earth_v0
 from fight_envs.games.fifth_earth.rules import FifthEarthConfig, FifthEarthGame
-
-Timing = tuple[int, float, float, int]
-"""(decisions, wall seconds, CPU seconds of this process, games) of one measurement."""
-
-
-def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniform legal action (two numpy calls, so the sampler does not hide the env's own cost)."""
-    legal = mask.nonzero()[0]
-    return int(legal[int(rng.random() * len(legal))])
 
 
 def run_aec(env: Any, seconds: float, seed: int) -> Timing:
     """Play whole AEC games for about ``seconds`` of wall time (after one untimed warm-up game)."""
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else sample(obs["action_mask"], rng))
-    decisions = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        env.reset(seed=seed + games + 1)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                env.step(sample(obs["action_mask"], rng))
-                decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+    play_aec_game(env, rng, seed)
+    return time_games(seconds, lambda games: play_aec_game(env, rng, seed + games + 1))
 
 
 def run_engine(num_players: int, seconds: float, seed: int) -> Timing:
     """Random play on the bare rules engine: no observation, info or reward is built."""
-    rng = np.random.default_rng(seed)
-    game = FifthEarthGame(FifthEarthConfig(num_players=num_players))
-    decisions = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        game.new_game(np.random.default_rng(seed + games))
-        while not game.is_terminal():
-            seat = game.current_player()
-            game.apply_action(seat, sample(game.legal_action_mask(seat), rng))
-            decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+    return time_engine(FifthEarthGame(FifthEarthConfig(num_players=num_players)), seconds, seed)
 
 
 def main() -> None:

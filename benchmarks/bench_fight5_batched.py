@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from common import Timing, play_aec_game, time_games
 
 from fight_envs import fight5_v0
 from fight_envs.games.fight5.batched import BatchedPCG64, Fight5Batch, random_legal_actions
@@ -47,39 +48,12 @@ from fight_envs.games.fight5.cards import DEFAULT_CARDS, NUM_RANKS
 SIZES = (1, 64, 1024, 4096)
 
 
-def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniform legal action (the sampler of ``bench_fight5_envs.py``)."""
-    legal = mask.nonzero()[0]
-    return int(legal[int(rng.random() * len(legal))])
-
-
-Timing = tuple[int, float, float, int]
-"""(decisions, wall seconds, CPU seconds of this process, games finished) of one measurement."""
-
-
 def run_aec(num_players: int, seconds: float, seed: int) -> Timing:
     """Play whole games on ``fight5_v0.env`` for about ``seconds`` of wall time."""
     env = fight5_v0.env(num_players=num_players)
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)  # warm-up game, not timed
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else sample(obs["action_mask"], rng))
-    decisions = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        env.reset(seed=seed + games)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                env.step(sample(obs["action_mask"], rng))
-                decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+    play_aec_game(env, rng, seed)  # warm-up game, not timed
+    return time_games(seconds, lambda games: play_aec_game(env, rng, seed + games))
 
 
 def run_batched(num_players: int, num_envs: int, seconds: float, seed: int) -> Timing:

@@ -46,7 +46,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from typing import Any, Callable
@@ -54,6 +53,7 @@ from typing import Any, Callable
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # connect_four imports pygame, which greets on stdout
 
 import numpy as np
+from common import Timing, play_aec_game, sample, time_engine, time_games
 
 from fight_envs import fight5_v0
 from fight_envs.games.fight5.rules import Fight5Config, Fight5Game
@@ -61,78 +61,32 @@ from fight_envs.games.fight5.rules import Fight5Config, Fight5Game
 REFERENCE = "connect_four_v3.env"
 
 
-def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniform legal action; the same sampler for every env so only the envs differ.
-
-    Kept cheap (two numpy calls) so that it does not hide the envs' own cost.
-    """
-    legal = mask.nonzero()[0]
-    return int(legal[int(rng.random() * len(legal))])
-
-
-Timing = tuple[int, float, float, int]
-"""(decisions, wall seconds, CPU seconds of this process, games) of one measurement."""
-
-
 def run_aec(env: Any, seconds: float, seed: int) -> Timing:
     """Play whole AEC games for about ``seconds`` of wall time."""
     rng = np.random.default_rng(seed)
-    decisions = games = 0
-    env.reset(seed=seed)  # warm-up game, not timed: imports, caches, first allocations
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else sample(obs["action_mask"], rng))
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        env.reset(seed=seed + games)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                env.step(sample(obs["action_mask"], rng))
-                decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+    play_aec_game(env, rng, seed)  # warm-up game, not timed: imports, caches, first allocations
+    return time_games(seconds, lambda games: play_aec_game(env, rng, seed + games))
 
 
 def run_parallel(env: Any, seconds: float, seed: int) -> Timing:
     """Play whole parallel games for about ``seconds``; each agent's action is one decision."""
     rng = np.random.default_rng(seed)
-    decisions = games = 0
-    obs, _ = env.reset(seed=seed)  # warm-up game
-    while env.agents:
-        obs = env.step({a: sample(obs[a]["action_mask"], rng) for a in env.agents})[0]
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        obs, _ = env.reset(seed=seed + games)
+
+    def one(game_seed: int) -> int:
+        decisions = 0
+        obs, _ = env.reset(seed=game_seed)
         while env.agents:
             decisions += len(env.agents)
             obs = env.step({a: sample(obs[a]["action_mask"], rng) for a in env.agents})[0]
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+        return decisions
+
+    one(seed)  # warm-up game
+    return time_games(seconds, lambda games: one(seed + games))
 
 
 def run_engine(num_players: int, seconds: float, seed: int) -> Timing:
     """Random play on the bare rules engine: no observation, info or reward is built."""
-    rng = np.random.default_rng(seed)
-    game = Fight5Game(Fight5Config(num_players=num_players))
-    decisions = games = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        game.new_game(np.random.default_rng(seed + games))
-        while not game.is_terminal():
-            seat = game.current_player()
-            game.apply_action(seat, sample(game.legal_action_mask(seat), rng))
-            decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions, elapsed, time.process_time() - cpu_start, games
+    return time_engine(Fight5Game(Fight5Config(num_players=num_players)), seconds, seed)
 
 
 @dataclass

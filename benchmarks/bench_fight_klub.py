@@ -40,6 +40,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import play_aec_game
+
 from fight_envs import fight_klub_v0
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL
 from fight_envs.games.fight_klub.rules import FightKlubGame
@@ -47,24 +49,12 @@ from fight_envs.games.fight_klub.rules import FightKlubGame
 REFERENCE = "connect_four_v3.env"
 
 
-def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
-    legal = mask.nonzero()[0]
-    return int(legal[int(rng.random() * len(legal))])
-
-
 def run_aec(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
     rng = np.random.default_rng(seed)
     decisions = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        env.reset(seed=seed + games)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(sample(obs["action_mask"], rng))
-            decisions += 1
+        decisions += play_aec_game(env, rng, seed + games)
         games += 1
     return decisions, time.perf_counter() - start, games
 

@@ -63,12 +63,20 @@ import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import wrappers
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.envs.base import (
+    RENDER_MODES,
+    AECMixin,
+    SpacesMixin,
+    check_illegal_action,
+    check_render_mode,
+    dict_spaces,
+    render_text_mode,
+    wrap_aec,
+)
 from fight_envs.games.brawl.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.brawl.record import make_record
@@ -76,7 +84,6 @@ from fight_envs.games.brawl.render import render_text
 from fight_envs.games.brawl.rules import NUM_ACTIONS, REWARD_MODES, BrawlConfig, BrawlGame, parse_deal
 
 ENV_NAME = "brawl_v0"
-RENDER_MODES = ["human", "ansi"]
 RESET_OPTIONS = ("deal",)
 ILLEGAL_REWARD = -1.0
 
@@ -107,8 +114,7 @@ class _BrawlTable:
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        check_render_mode(render_mode)
         self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps)
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
                                    or not 0 <= viewer < num_players):
@@ -120,12 +126,8 @@ class _BrawlTable:
         self.game = BrawlGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = dict_spaces(
+            self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         self.seed: int | None = None
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
         # seat -> absolute seats in egocentric order (np.roll is slow on the per-step path)
@@ -178,17 +180,10 @@ class _BrawlTable:
         return self.game.returns(self.reward_mode)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=3)
-            return None
-        text = render_text(self.game, self.viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=3)
 
 
-class raw_env(AECEnv):
+class raw_env(AECMixin, AECEnv):
     """Brawl, turn-based (AEC) form. See the module docstring for the full card."""
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
@@ -204,19 +199,9 @@ class raw_env(AECEnv):
         self.action_spaces = self.table.action_spaces
         self.max_episode_steps = self.game.config.step_limit
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.table.start(seed, options)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self._start_episode()
         self.agent_selection = self.possible_agents[self.game.current_player()]
         self._refresh_infos()
 
@@ -227,10 +212,9 @@ class raw_env(AECEnv):
         return self.table.observation(self.table.seat[agent])
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
+        agent = self.agent_selection
         seat = self.table.seat[agent]
         self.game.apply_action(seat, action)  # raises IllegalActionError, changing nothing
         self._cumulative_rewards[agent] = 0.0
@@ -251,9 +235,6 @@ class raw_env(AECEnv):
     def render(self) -> str | None:
         return self.table.render()
 
-    def close(self) -> None:
-        pass
-
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``brawl.record.replay``)."""
         return make_record(self.game, self.table.seed)
@@ -261,13 +242,10 @@ class raw_env(AECEnv):
 
 def env(**options: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
-    aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrap_aec(raw_env(**options), ILLEGAL_REWARD)
 
 
-class parallel_raw_env(ParallelEnv):
+class parallel_raw_env(SpacesMixin, ParallelEnv):
     """Brawl as a parallel env: a conversion of the turn-based game.
 
     Each step takes an action from every live agent; only the deciding fighter's is applied
@@ -281,8 +259,7 @@ class parallel_raw_env(ParallelEnv):
 
     def __init__(self, illegal_action: str = "raise", **options: Any) -> None:
         check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
-        if illegal_action not in ("raise", "terminate"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+        check_illegal_action(illegal_action)
         self.illegal_action = illegal_action
         self.table = _BrawlTable(**options)
         self.game = self.table.game
@@ -292,12 +269,6 @@ class parallel_raw_env(ParallelEnv):
         self.observation_spaces = self.table.observation_spaces
         self.action_spaces = self.table.action_spaces
         self.max_episode_steps = self.game.config.step_limit
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, infos = {}, {}
@@ -351,9 +322,6 @@ class parallel_raw_env(ParallelEnv):
 
     def render(self) -> str | None:
         return self.table.render()
-
-    def close(self) -> None:
-        pass
 
     def game_record(self) -> dict[str, Any]:
         return make_record(self.game, self.table.seed)

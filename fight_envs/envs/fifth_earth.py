@@ -67,16 +67,14 @@ revealed cards in the observation).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.fifth_earth.record import make_record
@@ -85,7 +83,6 @@ from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, FifthEarthConfig, Fi
 
 ENV_NAME = "fifth_earth_v0"
 REWARD_MODES = ("outcome", "destination")
-RENDER_MODES = ["human", "ansi"]
 RESET_OPTIONS = ("deals", "dice")
 ILLEGAL_REWARD = -1.0
 
@@ -106,7 +103,7 @@ ENV_OPTIONS: dict[str, Any] = {
 """Constructor options and their defaults (listed by the suite's registry)."""
 
 
-class raw_env(AECEnv):
+class raw_env(AECMixin, AECEnv):
     """Fifth-Earth, turn-based (AEC) form. See the module docstring for the full card."""
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
@@ -117,8 +114,7 @@ class raw_env(AECEnv):
         opts = {**ENV_OPTIONS, **options}
         if opts["reward"] not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {opts['reward']!r}")
-        if opts["render_mode"] is not None and opts["render_mode"] not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {opts['render_mode']!r}")
+        check_render_mode(opts["render_mode"])
         self.config = FifthEarthConfig(num_players=opts["num_players"], num_destinations=opts["num_destinations"],
                                        format=opts["format"], won_cards=opts["won_cards"],
                                        max_fights=opts["max_fights"], out_of_cards=opts["out_of_cards"],
@@ -138,23 +134,13 @@ class raw_env(AECEnv):
         self.game = FifthEarthGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = dict_spaces(
+            self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         bound = self.config.max_decisions()
         self.max_episode_steps = bound if max_steps is None else min(bound, max_steps)
         self.seed_used: int | None = None
         # seat -> (game.version, observation vector): observing twice without a step encodes once
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
@@ -171,11 +157,7 @@ class raw_env(AECEnv):
             raise ConfigError(f"reset option 'dice' must be a list of die faces 1..6, got {dice!r}")
         rng, self.seed_used = make_rng(seed)
         self.game.new_game(rng, parsed, list(dice) if dice is not None else None)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self._start_episode()
         self.num_steps = 0
         self.agent_selection = self.possible_agents[self.game.current_player()]
         self.infos = {a: self._info(a) for a in self.agents}
@@ -210,10 +192,9 @@ class raw_env(AECEnv):
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
+        agent = self.agent_selection
         g = self.game
         claimed_before = len(g.claimed)
         g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
@@ -238,17 +219,7 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
-            return None
-        text = render_text(self.game, self.viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2)
 
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``fifth_earth.record.replay``)."""
@@ -257,10 +228,7 @@ class raw_env(AECEnv):
 
 def env(**options: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
-    aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrap_aec(raw_env(**options), ILLEGAL_REWARD)
 
 
 __all__ = ["ENV_NAME", "ENV_OPTIONS", "IllegalActionError", "env", "raw_env"]

@@ -65,12 +65,20 @@ import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import wrappers
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.envs.base import (
+    RENDER_MODES,
+    AECMixin,
+    SpacesMixin,
+    check_illegal_action,
+    check_render_mode,
+    dict_spaces,
+    render_text_mode,
+    wrap_aec,
+)
 from fight_envs.games.fight5.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.fight5.observe import OBS_HIGH, OBS_SIZE, encode_private, encode_public, public_values
 from fight_envs.games.fight5.record import make_record
@@ -80,7 +88,6 @@ from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER
 
 ENV_NAME = "fight5_v0"
 REWARD_MODES = ("outcome", "score")
-RENDER_MODES = ["human", "ansi"]
 RESET_OPTIONS = ("deals",)
 ILLEGAL_REWARD = -1.0
 SCORE_REWARD_SCALE = 100.0
@@ -112,8 +119,7 @@ class _Fight5Table:
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        check_render_mode(render_mode)
         self.config = Fight5Config(num_players=num_players, num_bouts=num_bouts, target_score=target_score)
         if viewer is not None and (not isinstance(viewer, int) or not 0 <= viewer < num_players):
             raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
@@ -124,14 +130,8 @@ class _Fight5Table:
         self.game = Fight5Game(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = dict_spaces(
+            self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         self.seed: int | None = None
         # seat -> (game.version, observation vector): observe() twice without a step is free
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
@@ -217,14 +217,7 @@ class _Fight5Table:
         return g.returns() if g.is_terminal() else np.zeros(n)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=3)
-            return None
-        text = render_text(self.game, self.viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=3)
 
     def bout_summary(self) -> dict[str, Any]:
         """Everything about the last reveal and finished bouts, for logs (not for info)."""
@@ -242,7 +235,7 @@ class _Fight5Table:
         }
 
 
-class raw_env(AECEnv):
+class raw_env(AECMixin, AECEnv):
     """Fight 5, turn-based (AEC) form. See the module docstring for the full card."""
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
@@ -258,19 +251,9 @@ class raw_env(AECEnv):
         self.action_spaces = self.table.action_spaces
         self.max_episode_steps = self.game.max_actions_per_player * len(self.possible_agents)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.table.start(seed, options)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self._start_episode()
         self.agent_selection = self.possible_agents[self.game.current_player()]
         self.infos = {}
         self._infos_public_version: int | None = None
@@ -301,10 +284,9 @@ class raw_env(AECEnv):
         return self.table.observation(self.table.seat[agent], acting)
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
+        agent = self.agent_selection
         seat = self.table.seat[agent]
         bouts_before = len(self.game.bout_points)
         self.game.apply_action(seat, action)  # raises IllegalActionError, changing nothing
@@ -325,9 +307,6 @@ class raw_env(AECEnv):
     def render(self) -> str | None:
         return self.table.render()
 
-    def close(self) -> None:
-        pass
-
     def bout_summary(self) -> dict[str, Any]:
         return self.table.bout_summary()
 
@@ -338,13 +317,10 @@ class raw_env(AECEnv):
 
 def env(**options: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
-    aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrap_aec(raw_env(**options), ILLEGAL_REWARD)
 
 
-class parallel_raw_env(ParallelEnv):
+class parallel_raw_env(SpacesMixin, ParallelEnv):
     """Fight 5, simultaneous (parallel) form: each step every player fills one slot.
 
     ``illegal_action="raise"`` (this class's default) raises IllegalActionError and changes
@@ -356,8 +332,7 @@ class parallel_raw_env(ParallelEnv):
 
     def __init__(self, illegal_action: str = "raise", **options: Any) -> None:
         check_options(options, ENV_OPTIONS, f"{ENV_NAME} option")
-        if illegal_action not in ("raise", "terminate"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+        check_illegal_action(illegal_action)
         self.illegal_action = illegal_action
         self.table = _Fight5Table(**options)
         self.game = self.table.game
@@ -367,12 +342,6 @@ class parallel_raw_env(ParallelEnv):
         self.observation_spaces = self.table.observation_spaces
         self.action_spaces = self.table.action_spaces
         self.max_episode_steps = self.game.max_actions_per_player
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def _observe_all(self, live: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         live = live and not self.game.is_terminal()
@@ -438,9 +407,6 @@ class parallel_raw_env(ParallelEnv):
 
     def render(self) -> str | None:
         return self.table.render()
-
-    def close(self) -> None:
-        pass
 
     def bout_summary(self) -> dict[str, Any]:
         return self.table.bout_summary()

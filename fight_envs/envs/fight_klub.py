@@ -64,16 +64,14 @@ Version history: v0: first release.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from fight_envs.core.errors import ConfigError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.fight_klub.record import make_record
@@ -87,7 +85,6 @@ from fight_envs.games.fight_klub.rules import (
 )
 
 ENV_NAME = "fight_klub_v0"
-RENDER_MODES = ["human", "ansi"]
 RESET_OPTIONS = ("decks", "orders", "drop")
 ILLEGAL_REWARD = -1.0
 
@@ -111,7 +108,7 @@ def _deck_pair(decks: Any, what: str, pool: CardPool) -> list[DeckList]:
     return [load_deck(d, pool) for d in decks]
 
 
-class raw_env(AECEnv):
+class raw_env(AECMixin, AECEnv):
     """Fight Klub, turn-based (AEC) form. See the module docstring for the full card."""
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
@@ -133,30 +130,19 @@ class raw_env(AECEnv):
             raise ConfigError(f"option 'deck_pool' must be a non-empty list of deck names, got {pool_names!r}")
         self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
         self.config = FightKlubConfig(max_turns=opts["max_turns"])
-        if opts["render_mode"] is not None and opts["render_mode"] not in RENDER_MODES:
-            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {opts['render_mode']!r}")
+        check_render_mode(opts["render_mode"])
         if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
             raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
         self.render_mode = opts["render_mode"]
         self.viewer = opts["viewer"]
         self.possible_agents = ["player_0", "player_1"]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(-OBS_HIGH, OBS_HIGH, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = dict_spaces(
+            self.possible_agents, -OBS_HIGH, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         self.max_episode_steps = self.config.max_turns * max_decisions_per_turn(self.pool)
         self.game: FightKlubGame | None = None
         self.seed_used: int | None = None
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
@@ -175,11 +161,7 @@ class raw_env(AECEnv):
         self.game = FightKlubGame(self.pool, decks, self.config)
         self.game.new_game(rng, drop=options.get("drop"), orders=orders)
         self._obs_cache.clear()
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self._start_episode()
         self._sync()
 
     def _sync(self) -> None:
@@ -226,10 +208,9 @@ class raw_env(AECEnv):
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._dead_step(action):
             return
+        agent = self.agent_selection
         g = self.game
         assert g is not None
         g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
@@ -240,18 +221,8 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
-            return None
         assert self.game is not None
-        text = render_text(self.game, self.viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2)
 
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``fight_klub.record.replay``)."""
@@ -261,7 +232,4 @@ class raw_env(AECEnv):
 
 def env(**options: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (illegal move: -1 and game over)."""
-    aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return wrap_aec(raw_env(**options), ILLEGAL_REWARD)

@@ -9,14 +9,13 @@ it is the action space.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fight_envs.core.data import load_json_data
 from fight_envs.core.errors import CardDataError
 
 NUM_ELEMENTS = 4
@@ -128,19 +127,7 @@ def parse_cards(data: Any, source: str = "card data") -> BrawlCards:
 
 def load_cards(path: str | Path | None = None) -> BrawlCards:
     """Load and validate a card-data JSON file (None: the package's ``cards.json``)."""
-    if path is None:
-        text = resources.files("fight_envs.games.brawl").joinpath("cards.json").read_text(encoding="utf-8")
-        source = "brawl cards.json"
-    else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CardDataError(f"cannot read card data {str(path)!r}: {exc}") from None
-        source = str(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CardDataError(f"{source}: not valid JSON ({exc})") from None
+    data, source = load_json_data("fight_envs.games.brawl", "cards.json", path, "brawl cards.json")
     return parse_cards(data, source)
 
 

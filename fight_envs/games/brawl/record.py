@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.core.records import check_record_header, replay_actions
 from fight_envs.games.brawl.cards import BrawlCards, parse_cards
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, parse_deal
 
@@ -52,11 +53,8 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError if the
     record is malformed or does not match what the rules produce.
     """
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a Brawl record: 'format' must be {RECORD_FORMAT!r}")
-    missing = {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"} - set(record)
-    if missing:
-        raise RecordError(f"record is missing fields {sorted(missing)}")
+    check_record_header(record, RECORD_FORMAT, "Brawl",
+                        {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"})
     try:
         config = BrawlConfig(**record["config"])
         cards: BrawlCards = parse_cards(record["cards"], "record cards")
@@ -69,17 +67,8 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
     game.new_game(rng, deal if record["fixed_deal"] else None)
     if game.deal != deal:
         raise RecordError("the seed deals differently from the recorded deal")
-    for i, entry in enumerate(record["actions"]):
-        try:
-            seat, action = int(entry[0]), _action_of(game, entry[1])
-        except (TypeError, ValueError, IndexError):
-            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, action name]") from None
-        if on_step is not None:
-            on_step(game, seat, action)
-        try:
-            game.apply_action(seat, action)
-        except FightEnvsError as exc:
-            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    replay_actions(game, record["actions"], lambda e: (int(e[0]), _action_of(game, e[1])), "[seat, action name]",
+                   on_step)
     order = [list(g) for g in game.finish_order]
     if order != record["finish_order"]:
         raise RecordError(f"replayed finishing order {order} differs from the record's {record['finish_order']}")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.core.records import check_record_header, replay_actions
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, FifthEarthCards
 from fight_envs.games.fifth_earth.rules import FifthEarthConfig, FifthEarthGame, describe_action, parse_deal
 
@@ -51,11 +52,8 @@ def replay(
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError if the
     record is malformed or its actions or outcome do not match what the rules produce.
     """
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a Fifth-Earth record: 'format' must be {RECORD_FORMAT!r}")
-    missing = {"config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "destinations_won"} - set(record)
-    if missing:
-        raise RecordError(f"record is missing fields {sorted(missing)}")
+    check_record_header(record, RECORD_FORMAT, "Fifth-Earth",
+                        {"config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "destinations_won"})
     try:
         config = FifthEarthConfig(**record["config"])
         deals = [parse_deal(d, config.num_players, cards, f"reset_deals[{i}]")
@@ -64,17 +62,7 @@ def replay(
         game.new_game(np.random.default_rng(int(record["seed"])), deals, list(record["reset_dice"]))
     except (TypeError, FightEnvsError) as exc:
         raise RecordError(f"record has a bad config, deal or dice: {exc}") from None
-    for i, entry in enumerate(record["actions"]):
-        try:
-            seat, action = int(entry[0]), int(entry[1])
-        except (TypeError, ValueError, IndexError):
-            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, action, ...]") from None
-        if on_step is not None:
-            on_step(game, seat, action)
-        try:
-            game.apply_action(seat, action)
-        except FightEnvsError as exc:
-            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action, ...]", on_step)
     if game.dice_log != list(record["dice"]):
         raise RecordError("the replayed dice differ from the record's (a different seed or fixed dice?)")
     if [d.to_json(cards) for d in game.deals_used] != record["deals"]:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.core.records import check_record_header, replay_actions
 from fight_envs.games.fight5.cards import RANK_NAMES, rank_of
 from fight_envs.games.fight5.rules import Fight5Config, Fight5Game, parse_deal
 
@@ -46,11 +47,7 @@ def replay(
     observations step by step. Raises RecordError if the record is malformed or its actions or
     final scores do not match what the rules produce.
     """
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a Fight 5 record: 'format' must be {RECORD_FORMAT!r}")
-    missing = {"config", "seed", "deals", "actions", "scores"} - set(record)
-    if missing:
-        raise RecordError(f"record is missing fields {sorted(missing)}")
+    check_record_header(record, RECORD_FORMAT, "Fight 5", {"config", "seed", "deals", "actions", "scores"})
     try:
         config = Fight5Config(**record["config"])
         deals = [parse_deal(d, config.num_players, where=f"deals[{i}]") for i, d in enumerate(record["deals"])]
@@ -62,17 +59,7 @@ def replay(
         raise RecordError(f"record config {config} does not match the game's {game.config}")
     seed = record["seed"]
     game.new_game(np.random.default_rng(seed if seed is not None else 0), deals)
-    for i, entry in enumerate(record["actions"]):
-        try:
-            seat, action = int(entry[0]), rank_of(entry[1])
-        except (TypeError, ValueError, IndexError):
-            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, card]") from None
-        if on_step is not None:
-            on_step(game, seat, action)
-        try:
-            game.apply_action(seat, action)
-        except FightEnvsError as exc:
-            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    replay_actions(game, record["actions"], lambda e: (int(e[0]), rank_of(e[1])), "[seat, card]", on_step)
     if [int(s) for s in game.scores] != list(record["scores"]):
         raise RecordError(f"replayed scores {game.scores.tolist()} differ from the record's {record['scores']}")
     # Optional fields (older or hand-written records may omit them) must match when present too.

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.core.records import check_record_header, replay_actions
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, load_pool, parse_deck, validate_deck
 from fight_envs.games.fight_klub.rules import FightKlubConfig, FightKlubGame
 
@@ -51,11 +52,7 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError when the
     record is malformed or its actions or outcome differ from what the rules produce.
     """
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a Fight Klub record: 'format' must be {RECORD_FORMAT!r}")
-    missing = {"config", "decks", "orders", "drop", "actions", "damage"} - set(record)
-    if missing:
-        raise RecordError(f"record is missing fields {sorted(missing)}")
+    check_record_header(record, RECORD_FORMAT, "Fight Klub", {"config", "decks", "orders", "drop", "actions", "damage"})
     try:
         if pool is None:
             paths = (record.get("cards"), record.get("deck_lists"))
@@ -67,17 +64,7 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
         game.new_game(np.random.default_rng(0), drop=record["drop"], orders=record["orders"])
     except (TypeError, FightEnvsError) as exc:
         raise RecordError(f"record has a bad config, deck or order: {exc}") from None
-    for i, entry in enumerate(record["actions"]):
-        try:
-            seat, action = int(entry[0]), int(entry[1])
-        except (TypeError, ValueError, IndexError):
-            raise RecordError(f"actions[{i}] = {entry!r} is not [seat, action]") from None
-        if on_step is not None:
-            on_step(game, seat, action)
-        try:
-            game.apply_action(seat, action)
-        except FightEnvsError as exc:
-            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+    replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action]", on_step)
     damage = [p.dealt for p in game.players]
     if damage != list(record["damage"]) or ("winner" in record and record["winner"] != game.winner):
         raise RecordError(f"replay ends with damage {damage}, winner {game.winner}; the record says "

@@ -1,0 +1,55 @@
+"""What every game's record replay does the same way: the header check and the action loop.
+
+Owns only the format/required-field check and re-applying ``[seat, action]`` entries with
+``RecordError`` naming the entry; each game's ``record.py`` keeps its own fields, engine set-up
+and outcome checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar
+
+from fight_envs.core.errors import FightEnvsError, RecordError
+
+
+class _Steppable(Protocol):
+    def apply_action(self, seat: int, action: int) -> Any: ...
+
+
+G = TypeVar("G", bound=_Steppable)
+
+
+def check_record_header(record: Any, record_format: str, title: str, required: Iterable[str]) -> None:
+    """Raise RecordError unless ``record`` is a dict of ``record_format`` holding every ``required`` field."""
+    if not isinstance(record, dict) or record.get("format") != record_format:
+        raise RecordError(f"not a {title} record: 'format' must be {record_format!r}")
+    missing = set(required) - set(record)
+    if missing:
+        raise RecordError(f"record is missing fields {sorted(missing)}")
+
+
+def replay_actions(
+    game: G,
+    actions: Iterable[Any],
+    parse: Callable[[Any], tuple[int, int]],
+    shape: str,
+    on_step: Callable[[G, int, int], None] | None,
+) -> None:
+    """Apply each entry of ``actions`` (``parse(entry)`` gives seat and action) to ``game``.
+
+    ``on_step(game, seat, action)`` is called before each action. A malformed entry (``parse``
+    raising TypeError, ValueError or IndexError) or one the rules refuse raises RecordError naming
+    its index; ``shape`` says what an entry should look like.
+    """
+    for i, entry in enumerate(actions):
+        try:
+            seat, action = parse(entry)
+        except (TypeError, ValueError, IndexError):
+            raise RecordError(f"actions[{i}] = {entry!r} is not {shape}") from None
+        if on_step is not None:
+            on_step(game, seat, action)
+        try:
+            game.apply_action(seat, action)
+        except FightEnvsError as exc:
+            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None

@@ -1,8 +1,9 @@
 """Agents by name: ``make_agent("heuristic")``, ``make_agent("runs/x/model.zip")``, ``list_agents()``.
 
 A spec is either a baseline name of the game (``random``, ``greedy``, ``heuristic``, ``human``
-for Fight 5) or the path of a trained checkpoint, loaded by ``agents.checkpoint`` (imported only
-then, since it needs the ``train`` extra). Game names may carry an env version
+for Fight 5), the path of a trained SB3 checkpoint (a ``.zip``), loaded by ``agents.checkpoint``
+(imported only then, since it needs the ``train`` extra), or an RLlib checkpoint directory,
+loaded by ``agents.rllib_agent`` (the ``rllib`` extra). Game names may carry an env version
 (``fight5_v0`` is ``fight5``).
 """
 
@@ -89,6 +90,12 @@ def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agen
     factories = GAMES[game_name(game)]()
     if spec in factories:
         return factories[spec](seed)
+    if os.path.isdir(spec):
+        from agents.rllib_agent import is_rllib_checkpoint, load_rllib_agent  # needs the rllib extra
+
+        if not is_rllib_checkpoint(spec):
+            raise ValueError(f"{spec!r} is a directory but not an RLlib checkpoint (no fight_envs_agent.json or learner_group/)")
+        return load_rllib_agent(spec, game=game_name(game), seed=seed)
     if is_checkpoint_spec(spec):
         if not os.path.isfile(spec):
             raise ValueError(f"no checkpoint file at {spec!r}")

@@ -22,6 +22,9 @@ class EnvSpec:
     description: str
     rules: str
     option_ranges: dict[str, str] = field(default_factory=dict)
+    native_parallel: bool = False
+    """True when the game's parallel form is simultaneous play (every player decides at each step),
+    not a conversion of a turn-based game where all but one player idle each step."""
 
     def load(self) -> Any:
         return importlib.import_module(self.module)
@@ -38,6 +41,7 @@ REGISTRY: dict[str, EnvSpec] = {
         module="fight_envs.fight5_v0",
         description="Fight 5: 2-5 players place one card at each of five shared clashes per round.",
         rules="seeds/fight5.md",
+        native_parallel=True,
         option_ranges={
             "num_players": "2..5",
             "num_bouts": ">= 1",

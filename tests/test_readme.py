@@ -24,3 +24,5 @@ def test_readme_starts_with_the_two_commands_ci_runs():
     assert len(commands) == 2 and "fight-envs train" in commands[0]
     ci = (README.parent / ".ci" / "run").read_text()
     assert "pytest" in commands[1] and "python -m pytest -q" in ci
+    extras = re.search(r'pip install -e "(\.\[[a-z,]+\])"', commands[1]).group(1)
+    assert f'pip install --quiet -e "{extras}"' in ci, "CI installs the same extras as the README's test command"

@@ -131,8 +131,11 @@ class Evaluator:
 
     def run(self, policy: Any, step: int) -> dict[str, float]:
         """Win rate of the learner against every baseline (and record them)."""
+        return self.run_agent(PolicyAgent(policy, deterministic=self.config.deterministic, name=f"learner@{step}"), step)
+
+    def run_agent(self, learner: Any, step: int) -> dict[str, float]:
+        """Win rate of ``learner`` (any suite Agent) against every baseline (and record them)."""
         n = self.config.num_players
-        learner = PolicyAgent(policy, deterministic=self.config.deterministic, name=f"learner@{step}")
         deals = max(1, self.config.games // n)
         winrates = {}
         for name in self.config.baselines:

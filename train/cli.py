@@ -3,10 +3,12 @@
 Every subcommand is a thin layer over the library (``train.selfplay``, ``agents.evaluate``,
 ``agents.tournament``, ``agents.human``), so what the command line reports is what the tests
 check. Agents are named by spec: a baseline name (``random``, ``greedy``, ``heuristic``), a
-checkpoint file (``.zip``), or a run directory (its ``final.zip``, else its newest checkpoint).
+checkpoint file (``.zip``), an RLlib checkpoint directory, or a run directory (its ``final.zip``
+or ``final/``, else its newest checkpoint).
 
     fight-envs envs
     fight-envs train [--config configs/fight5_selfplay_batched.yaml] [key=value ...]
+    fight-envs train-rllib [--config configs/rllib_fight5.yaml] [key=value ...]   # on Ray RLlib
     fight-envs eval runs/latest [--deals 500] [--players 2]          # vs every baseline
     fight-envs eval heuristic greedy [--deals 500]                      # head to head
     fight-envs tournament runs/latest heuristic greedy random [--plot ratings.png]
@@ -25,6 +27,7 @@ from typing import Any
 
 DEFAULT_CONFIG = "configs/fight5_selfplay_batched.yaml"
 """The default recipe: 2-player Fight 5 on the batched engine, about ten minutes on 2 cores."""
+DEFAULT_RLLIB_CONFIG = "configs/rllib_fight5.yaml"
 BASELINES = ("random", "greedy", "heuristic")
 
 
@@ -48,13 +51,20 @@ def resolve_agent_spec(spec: str) -> str:
     """A run directory becomes its final model (or newest checkpoint); anything else is kept."""
     path = Path(spec)
     if path.is_dir():
+        if (path / "fight_envs_agent.json").is_file() or (path / "learner_group").is_dir():
+            return spec  # an RLlib checkpoint itself
         final = path / "final.zip"
         if final.is_file():
             return str(final)
+        if (path / "final" / "fight_envs_agent.json").is_file():  # an RLlib run
+            return str(path / "final")
         checkpoints = sorted((path / "checkpoints").glob("*.zip"), key=lambda p: p.stat().st_mtime)
         if checkpoints:
             return str(checkpoints[-1])
-        raise SystemExit(f"fight-envs: {spec!r} is a directory with no final.zip and no checkpoints/*.zip")
+        learners = sorted((path / "checkpoints").glob("learner_*/fight_envs_agent.json"))
+        if learners:
+            return str(learners[-1].parent)
+        raise SystemExit(f"fight-envs: {spec!r} is a directory with no final.zip, final/ or checkpoints/ to load")
     return spec
 
 
@@ -119,6 +129,21 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"[selfplay] {latest} -> {run_dir}")
     except OSError as exc:  # a read-only or odd file system: the run itself is fine
         print(f"[selfplay] could not update {latest}: {exc}", file=sys.stderr)
+    return 0
+
+
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    try:
+        from train.rllib.config import load_rllib_config
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise SystemExit(f"fight-envs train-rllib needs Ray RLlib: pip install 'fight-envs[rllib]' ({exc})") from None
+    try:
+        config = load_rllib_config(find_config(args.config), args.overrides)
+    except ValueError as exc:
+        raise SystemExit(f"fight-envs train-rllib: {exc}") from None
+    from train.rllib.trainer import train_rllib
+
+    train_rllib(config)
     return 0
 
 
@@ -213,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=DEFAULT_CONFIG, help=f"YAML config (default {DEFAULT_CONFIG})")
     p.add_argument("overrides", nargs="*", help="config overrides: key=value or section.key=value")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("train-rllib", help="self-play on Ray RLlib (local Ray, or a cluster with ray.address=...)")
+    p.add_argument("--config", default=DEFAULT_RLLIB_CONFIG, help=f"YAML config (default {DEFAULT_RLLIB_CONFIG})")
+    p.add_argument("overrides", nargs="*", help="config overrides: key=value or section.key=value")
+    p.set_defaults(func=cmd_train_rllib)
 
     def common(p: argparse.ArgumentParser, deals: int) -> None:
         p.add_argument("--env", default="fight5_v0", help="environment name (default fight5_v0)")

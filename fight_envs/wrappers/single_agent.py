@@ -42,11 +42,11 @@ import numpy as np
 from gymnasium import spaces
 
 from fight_envs.core.errors import ConfigError, IllegalActionError
+from fight_envs.core.outcome import RESULT_LOSS, win_credit
 
 OBS_FORMATS = ("vector", "dict")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 LEARNER_SEAT_RANDOM = "random"
-RESULT_WIN, RESULT_SHARED, RESULT_LOSS = 1.0, 0.5, 0.0
 SEED_BOUND = 2**31 - 1  # seeds handed to the AEC env and to opponents are drawn below this
 
 
@@ -315,14 +315,7 @@ class SingleAgentEnv(gym.Env):
         return info
 
     def _episode_info(self, info: dict[str, Any]) -> dict[str, Any]:
-        scores = info.get("scores")
-        if scores is not None and len(scores) == self.num_players:
-            scores = np.asarray(scores)
-            best = scores.max()
-            result = RESULT_LOSS if scores[0] < best else RESULT_WIN / int(np.sum(scores == best))
-        else:
-            ret = self._episode_reward
-            result = RESULT_WIN if ret > 0 else RESULT_SHARED if ret == 0 else RESULT_LOSS
+        result = win_credit(info.get("scores"), self._episode_reward, self.num_players)
         return {
             "result": result,
             "episode_reward": self._episode_reward,

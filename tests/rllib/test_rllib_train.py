@@ -1,0 +1,131 @@
+"""RLlib self-play end to end on a local Ray: two tiny iterations, checkpoints that load as suite
+agents, snapshots that copy the learner, and config errors that name the key."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.evaluate import evaluate
+from agents.registry import make_agent
+from agents.rllib_agent import RLlibCheckpointError, RLlibModuleAgent, load_rllib_agent
+from fight_envs.core.errors import ConfigError
+from fight_envs.registry import make
+from train.cli import resolve_agent_spec
+from train.rllib.config import load_rllib_config
+
+TINY = [
+    "total_timesteps=512", "ppo.train_batch_size=256", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[32]",
+    "ray.num_env_runners=1", "ray.num_envs_per_env_runner=2", "ray.num_cpus=2", "ray.object_store_memory=100000000",
+    "opponents.snapshot_every=200", "opponents.max_snapshots=2", "eval.every=256", "eval.games=2", "checkpoint_every=256",
+]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    from train.rllib.trainer import init_ray
+
+    config = load_rllib_config(None, TINY)
+    started = init_ray(config)
+    yield
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def trained_run(local_ray, tmp_path_factory):
+    from train.rllib.trainer import train_rllib
+
+    runs = tmp_path_factory.mktemp("runs")
+    config = load_rllib_config(None, TINY + [f"runs_dir={runs}", "run_name=tiny"])
+    return train_rllib(config)
+
+
+def test_two_iterations_write_progress_checkpoints_and_evaluation(trained_run):
+    lines = [json.loads(x) for x in (trained_run / "progress.jsonl").read_text().splitlines()]
+    assert len(lines) == 2
+    assert 256 <= lines[0]["learner_steps"] < lines[1]["learner_steps"]
+    assert "self_0" not in lines[0]["weights"] or lines[0]["learner_steps"] >= 200
+    assert "self_0" in lines[1]["weights"], "a snapshot of the learner joined the opponent mix"
+    assert set(lines[1]["eval"]) == {"random", "greedy", "heuristic"}
+    history = [json.loads(x) for x in (trained_run / "eval_history.jsonl").read_text().splitlines()]
+    assert {row["opponent"] for row in history} == {"random", "greedy", "heuristic"}
+    summary = json.loads((trained_run / "summary.json").read_text())
+    assert summary["learner_steps"] == lines[-1]["learner_steps"] and summary["learner_steps_per_s"] > 0
+    assert (trained_run / "checkpoints" / "algo").is_dir()
+    assert sorted(p.name for p in (trained_run / "checkpoints").glob("learner_*"))
+
+
+def test_checkpoints_load_as_suite_agents_and_play(trained_run):
+    final = make_agent(resolve_agent_spec(str(trained_run)), game="fight5", seed=0)
+    assert isinstance(final, RLlibModuleAgent)
+    assert final.metadata["game"] == "fight5" and final.label.startswith("tiny@")
+    algo_ckpt = load_rllib_agent(trained_run / "checkpoints" / "algo")
+    env = make("fight5_v0", api="raw")
+    env.reset(seed=3)
+    o = env.observe(env.agent_selection)
+    # the final export and the last algorithm checkpoint hold the same learner
+    np.testing.assert_allclose(final.logits(o["observation"][None], o["action_mask"][None]),
+                               algo_ckpt.logits(o["observation"][None], o["action_mask"][None]), rtol=1e-6)
+    result = evaluate(lambda: make("fight5_v0", api="raw", num_players=2),
+                      [final, make_agent("random", "fight5", seed=1)], num_deals=2)
+    assert result.stats[0].games == 4  # every game played with legal actions only (the raw env raises otherwise)
+
+
+def test_loading_checks_the_game_and_the_directory(trained_run, tmp_path):
+    with pytest.raises(RLlibCheckpointError, match="trained on 'fight5', not 'brawl'"):
+        load_rllib_agent(trained_run / "final", game="brawl")
+    with pytest.raises(RLlibCheckpointError, match="no module 'nope'"):
+        load_rllib_agent(trained_run / "checkpoints" / "algo", module_id="nope")
+    with pytest.raises(RLlibCheckpointError, match="not an RLlib checkpoint"):
+        load_rllib_agent(tmp_path)
+    with pytest.raises(ValueError, match="not an RLlib checkpoint"):
+        make_agent(str(tmp_path), game="fight5")
+
+
+def test_a_snapshot_slot_gets_the_learners_weights(local_ray):
+    from train.rllib.trainer import build_algorithm_config, copy_learner_to_slot, register_fight_env
+
+    config = load_rllib_config(None, TINY + ["ray.num_env_runners=0"])
+    register_fight_env(config.env.name, "auto", config.env.env_options(), config.env.num_players)
+    algo = build_algorithm_config(config).build_algo()
+    try:
+        def weights(module_id):
+            state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
+            return state["learner"]["rl_module"][module_id]
+
+        learner, before = weights("learner"), weights("self_1")
+        key = next(k for k in learner if k.endswith("weight"))
+        assert not np.allclose(learner[key], before[key])
+        copy_learner_to_slot(algo, "self_1")
+        after = weights("self_1")
+        assert all(np.allclose(learner[k], after[k]) for k in learner)
+        runner_module = algo.env_runner.module["self_1"]  # the env runners got the copy too
+        runner_state = runner_module.get_state()
+        assert np.allclose(np.asarray(runner_state[key]), learner[key])
+    finally:
+        algo.stop()
+
+
+@pytest.mark.parametrize("override, message", [
+    (["ray.nope=1"], "unknown config key 'ray.nope'"),
+    (["ppo.batch_size=9000"], "must not exceed ppo.train_batch_size"),
+    (["ray.env_api=both"], "ray.env_api must be one of"),
+    (["opponents.weights_start={self: 1}"], "needs a positive weight on at least one baseline"),
+])
+def test_config_errors_name_the_key(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_rllib_config(None, override)
+
+
+def test_more_player_counts_than_env_runners_is_refused_before_ray_starts(tmp_path):
+    from train.rllib.trainer import train_rllib
+
+    config = load_rllib_config(None, ["env.num_players=[2, 3]", "ray.num_env_runners=1", f"runs_dir={tmp_path}"])
+    with pytest.raises(ConfigError, match="one count per env runner"):
+        train_rllib(config)
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,178 @@
+"""The RLlib trainer's configuration: the SB3 trainer's file format where the meaning is the same.
+
+``env``, ``opponents`` and ``eval`` are the very sections of ``train.config`` (same keys, same
+meaning: the game and its options; the opponent mix of baselines and ``self`` snapshots,
+annealed and prioritised; periodic evaluation). ``ppo`` keeps the SB3 names for the same
+hyper-parameters (``learning_rate``, ``batch_size`` = the minibatch, ``n_epochs``, ``gamma``,
+``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``, ``net_arch``,
+``activation``, ``features``) and adds ``train_batch_size`` (learner decisions per iteration, all env runners
+together: SB3's ``n_envs x n_steps``). ``ray`` says where and how wide to run: ``address``
+(None: an embedded local Ray bound to 127.0.0.1, no dashboard; ``auto`` or ``host:port``: an
+existing cluster), ``num_env_runners``, ``num_envs_per_env_runner``, ``num_learners``... Loading
+and ``key=value`` overrides are ``train.config``'s, so errors name the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fight_envs.core.errors import ConfigError
+from train.config import ACTIVATIONS, LR_SCHEDULES, SELF, EnvConfig, EvalConfig, OpponentConfig, _fill, _read_yaml, _split_override, set_value
+
+APIS = ("auto", "aec", "parallel")
+FEATURES = ("auto", "flat", "fight5_slot")
+
+
+@dataclass
+class RLlibPPOConfig:
+    """PPO hyper-parameters (SB3 names where the meaning is the same) and the network shape."""
+
+    learning_rate: float = 1e-3
+    lr_schedule: str = "linear"
+    """constant, or linear: from ``learning_rate`` down to zero at ``total_timesteps`` learner decisions
+    (RLlib schedules by sampled env steps; the trainer converts, exactly for Fight 5's parallel form,
+    where each env step is one learner decision, and approximately, by ``num_players``, for turn-based games)."""
+    train_batch_size: int = 4096
+    """Learner decisions per training iteration, all env runners together."""
+    batch_size: int = 512
+    """Minibatch size of the PPO update (RLlib's ``minibatch_size``)."""
+    n_epochs: int = 8
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    vf_clip: float = 10.0
+    """RLlib's ``vf_clip_param`` (SB3 does not clip the value loss by default); set it above the return range."""
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    activation: str = "tanh"
+    features: str = "auto"
+    """What the MLP sees (``train.features``): flat, fight5_slot, or auto (fight5_slot for Fight 5, else flat)."""
+
+    def features_for(self, env_name: str) -> str:
+        return ("fight5_slot" if env_name == "fight5_v0" else "flat") if self.features == "auto" else self.features
+
+
+@dataclass
+class RayConfig:
+    """Where Ray runs and how many workers sample and learn."""
+
+    address: str | None = None
+    """None: start an embedded Ray on this machine (loopback only, no dashboard); 'auto' or
+    'host:port': join an existing cluster (started with ``ray start --head``)."""
+    node_ip_address: str | None = None
+    """This machine's address as the cluster knows it (Ray's ``_node_ip_address``): needed when the
+    nodes run on loopback addresses (the suite's two-node test: 127.0.0.2 and 127.0.0.3)."""
+    num_env_runners: int = 1
+    """Sampling actors (each a process, 1 CPU each by default); 0 samples in the trainer process."""
+    num_envs_per_env_runner: int = 8
+    num_cpus_per_env_runner: float = 1.0
+    rollout_fragment_length: int = 0
+    """Env steps per env per sample call; 0: RLlib's 'auto' (train_batch_size split over the envs)."""
+    num_learners: int = 0
+    """0: the update runs in the trainer process; N: N learner actors (data-parallel, e.g. one per GPU)."""
+    num_cpus_per_learner: float = 1.0
+    num_gpus_per_learner: float = 0.0
+    num_cpus: int | None = None
+    """CPUs an embedded Ray may use (None: all of this machine's)."""
+    object_store_memory: int | None = 300_000_000
+    """Bytes of shared memory for an embedded Ray's object store (None: Ray's default, 30% of RAM)."""
+    env_api: str = "auto"
+    """``fight_envs.wrappers.rllib`` api: auto (parallel where simultaneous play is native), aec, parallel."""
+    torch_threads: int = 1
+    """torch threads in the trainer process (small networks update faster on one thread here)."""
+
+
+@dataclass
+class RLlibConfig:
+    """Everything an RLlib self-play run needs; saved resolved as ``runs/<run_name>/config.yaml``."""
+
+    run_name: str | None = None
+    runs_dir: str = "runs"
+    seed: int = 0
+    total_timesteps: int = 200_000
+    """Learner decisions (the learning module's agent steps) to train for."""
+    checkpoint_every: int = 100_000
+    env: EnvConfig = field(default_factory=EnvConfig)
+    ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+
+    def validate(self) -> RLlibConfig:
+        """Raise ConfigError naming the first bad value and what is allowed; returns self."""
+        if self.ppo.activation not in ACTIVATIONS:
+            raise ConfigError(f"ppo.activation must be one of {', '.join(ACTIVATIONS)}; got {self.ppo.activation!r}")
+        if self.ppo.lr_schedule not in LR_SCHEDULES:
+            raise ConfigError(f"ppo.lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {self.ppo.lr_schedule!r}")
+        if self.ppo.features not in FEATURES:
+            raise ConfigError(f"ppo.features must be one of {', '.join(FEATURES)}; got {self.ppo.features!r}")
+        if self.ppo.features_for(self.env.name) == "fight5_slot" and self.env.name != "fight5_v0":
+            raise ConfigError(f"ppo.features=fight5_slot reads the Fight 5 observation; env.name is {self.env.name!r}")
+        if self.ray.env_api not in APIS:
+            raise ConfigError(f"ray.env_api must be one of {', '.join(APIS)}; got {self.ray.env_api!r}")
+        positive = {
+            "total_timesteps": self.total_timesteps, "checkpoint_every": self.checkpoint_every,
+            "ppo.train_batch_size": self.ppo.train_batch_size, "ppo.batch_size": self.ppo.batch_size,
+            "ppo.n_epochs": self.ppo.n_epochs, "ray.num_envs_per_env_runner": self.ray.num_envs_per_env_runner,
+            "ray.torch_threads": self.ray.torch_threads, "opponents.snapshot_every": self.opponents.snapshot_every,
+            "opponents.max_snapshots": self.opponents.max_snapshots, "opponents.winrate_window": self.opponents.winrate_window,
+            "eval.every": self.eval.every,
+        }
+        for key, value in positive.items():
+            if value < 1:
+                raise ConfigError(f"{key} must be >= 1, got {value}")
+        if self.ppo.batch_size > self.ppo.train_batch_size:
+            raise ConfigError(
+                f"ppo.batch_size ({self.ppo.batch_size}) must not exceed ppo.train_batch_size ({self.ppo.train_batch_size})"
+            )
+        if self.ray.num_env_runners < 0 or self.ray.num_learners < 0:
+            raise ConfigError("ray.num_env_runners and ray.num_learners must be >= 0")
+        if self.ray.rollout_fragment_length < 0:
+            raise ConfigError(f"ray.rollout_fragment_length must be >= 0 (0: auto), got {self.ray.rollout_fragment_length}")
+        if self.seed < 0:
+            raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if self.eval.games < 0:
+            raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {self.eval.games}")
+        if not self.env.num_players:
+            raise ConfigError("env.num_players must list at least one player count, e.g. [2]")
+        if not self.ppo.net_arch:
+            raise ConfigError("ppo.net_arch must list at least one hidden layer size, e.g. [128, 128]")
+        if not 0 < self.ppo.gamma <= 1 or not 0 <= self.ppo.gae_lambda <= 1:
+            raise ConfigError(f"ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1], got {self.ppo.gamma}, {self.ppo.gae_lambda}")
+        if not 0 <= self.opponents.anneal_fraction <= 1:
+            raise ConfigError(f"opponents.anneal_fraction must be in [0, 1], got {self.opponents.anneal_fraction}")
+        for key in ("weights_start", "weights_end"):
+            weights = getattr(self.opponents, key)
+            if any(v < 0 for v in weights.values()):
+                raise ConfigError(f"opponents.{key} weights must be >= 0, got {weights}")
+            if sum(v for k, v in weights.items() if k != SELF) <= 0:
+                raise ConfigError(
+                    f"opponents.{key} needs a positive weight on at least one baseline (the '{SELF}' pool is empty "
+                    f"until the first snapshot), got {weights}"
+                )
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None) -> RLlibConfig:
+    """The config from YAML ``path`` (None: the defaults) with ``key=value`` ``overrides`` applied."""
+    config = RLlibConfig()
+    if path is not None:
+        _fill(config, _read_yaml(Path(path)), "")
+    for text in overrides or []:
+        key, value = _split_override(text)
+        set_value(config, key, value)  # type: ignore[arg-type]  (walks any config dataclass)
+    return config.validate()
+
+
+def save_rllib_config(config: RLlibConfig, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

@@ -1,0 +1,352 @@
+"""Self-play on Ray RLlib (new API stack): multi-agent PPO with action masking, one shared learning
+policy across seats, frozen past selves and scripted baselines as opponents through the policy
+mapping (``train.rllib.league``), on an embedded local Ray or on an existing cluster.
+
+A run lives in ``<runs_dir>/<run_name>/``::
+
+    config.yaml             the resolved config (``train.rllib.config.load_rllib_config`` reads it)
+    progress.jsonl          one line per iteration: steps, throughput, returns, league results
+    eval_history.jsonl      every evaluation's win rates (``train.callbacks.Evaluator``'s format)
+    checkpoints/algo/       the newest full RLlib algorithm checkpoint (``Algorithm.from_checkpoint``)
+    checkpoints/learner_<steps>/  the learning module at that step, exported as a suite agent
+    final/                  the trained learner (``agents.make_agent("runs/<run>/final")``)
+    summary.json            wall time, learner steps/s, env steps/s, the last evaluation
+
+Every ``opponents.snapshot_every`` learner steps the learner's weights are copied into the next
+snapshot slot (``self_0``.. ``self_{max_snapshots-1}``, oldest first out), and after every
+iteration the opponent weights are recomputed from the learner's recent results against each
+opponent and pushed to every env runner. Evaluation plays the learner as a suite agent against
+the scripted baselines with ``agents.evaluate`` (duplicate deals, seats rotated), exactly as the
+SB3 trainer does, so the two trainers' figures compare.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from fight_envs.core.errors import ConfigError
+from train.config import SELF
+from train.rllib.config import RLlibConfig, save_rllib_config
+
+ENV_NAME = "fight_envs_rllib"
+METADATA_NAME = "fight_envs_agent.json"
+
+
+def say(message: str) -> None:
+    print(message, flush=True)
+
+
+def game_of(env_name: str) -> str:
+    return env_name.rsplit("_v", 1)[0]
+
+
+# ---------------------------------------------------------------- Ray
+def init_ray(config: RLlibConfig) -> bool:
+    """Start an embedded Ray (loopback, no dashboard) or join ``ray.address``; True if this call started it."""
+    import ray
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no phoning home from a research box
+    if ray.is_initialized():
+        return False
+    r = config.ray
+    common = {"include_dashboard": False, "log_to_driver": True, "logging_level": "warning", "configure_logging": True}
+    if r.address:
+        ray.init(address=r.address, _node_ip_address=r.node_ip_address, **common)
+    else:
+        ray.init(num_cpus=r.num_cpus, object_store_memory=r.object_store_memory,
+                 _node_ip_address="127.0.0.1", **common)
+    return True
+
+
+def register_fight_env(env_name: str, api: str, env_options: dict[str, Any], player_counts: list[int]) -> None:
+    """Register the suite env with Ray Tune's registry; env runner ``i`` plays ``player_counts[i % k]``."""
+    from ray.tune.registry import register_env
+
+    from fight_envs.wrappers.rllib import FightMultiAgentEnv
+
+    def creator(ctx: Any) -> FightMultiAgentEnv:
+        index = int(getattr(ctx, "worker_index", 0) or 0)
+        count = player_counts[max(index - 1, 0) % len(player_counts)]
+        return FightMultiAgentEnv({"env": env_name, "api": api, **env_options, "num_players": count})
+
+    register_env(ENV_NAME, creator)
+
+
+# ---------------------------------------------------------------- RLlib config
+def module_ids(config: RLlibConfig) -> tuple[list[str], list[str], list[str]]:
+    """(all module ids, the baselines', the snapshot slots')."""
+    from train.rllib.league import LEARNER, snapshot_slot
+
+    baselines = [n for n in config.opponents.names() if n != SELF]
+    slots = [snapshot_slot(k) for k in range(config.opponents.max_snapshots)] if SELF in config.opponents.names() else []
+    return [LEARNER, *baselines, *slots], baselines, slots
+
+
+def learner_spec(config: RLlibConfig) -> Any:
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from train.rllib.modules import MaskedPPOTorchRLModule
+
+    model = {**dataclasses.asdict(DefaultModelConfig(
+        fcnet_hiddens=list(config.ppo.net_arch), fcnet_activation=config.ppo.activation, head_fcnet_hiddens=[],
+        vf_share_layers=False)), "features": config.ppo.features_for(config.env.name)}
+    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
+
+
+def build_algorithm_config(config: RLlibConfig) -> Any:
+    """The RLlib ``PPOConfig`` for ``config`` (the env must be registered first)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from train.rllib.league import LEARNER, LeagueCallback, agent_to_module
+    from train.rllib.modules import ScriptedAgentRLModule
+
+    ids, baselines, slots = module_ids(config)
+    game = game_of(config.env.name)
+    specs = {LEARNER: learner_spec(config)}
+    for k, name in enumerate(baselines):
+        specs[name] = RLModuleSpec(module_class=ScriptedAgentRLModule,
+                                   model_config={"game": game, "agent": name, "seed": config.seed * 1000 + k})
+    for slot in slots:
+        specs[slot] = learner_spec(config)
+    r, p = config.ray, config.ppo
+    learners = max(1, r.num_learners)
+    return (
+        PPOConfig()
+        .framework("torch")
+        .environment(env=ENV_NAME, disable_env_checking=True)  # the suite's tests run RLlib's checker
+        .env_runners(
+            num_env_runners=r.num_env_runners,
+            num_envs_per_env_runner=r.num_envs_per_env_runner,
+            num_cpus_per_env_runner=r.num_cpus_per_env_runner,
+            rollout_fragment_length=r.rollout_fragment_length or "auto",
+        )
+        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner,
+                  num_gpus_per_learner=r.num_gpus_per_learner)
+        .training(
+            lr=learning_rate(config), train_batch_size_per_learner=max(p.train_batch_size // learners, p.batch_size),
+            minibatch_size=p.batch_size, num_epochs=p.n_epochs, gamma=p.gamma, lambda_=p.gae_lambda,
+            clip_param=p.clip_range, entropy_coeff=p.ent_coef, vf_loss_coeff=p.vf_coef, vf_clip_param=p.vf_clip,
+            grad_clip=p.max_grad_norm, grad_clip_by="global_norm",
+        )
+        .multi_agent(policies=set(ids), policy_mapping_fn=agent_to_module, policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(LeagueCallback)
+        .debugging(seed=config.seed, log_level="WARN")
+    )
+
+
+def learning_rate(config: RLlibConfig) -> Any:
+    """A constant rate, or RLlib's piecewise-linear schedule ``[[env_step, lr], ...]`` down to ~0 at the end."""
+    from fight_envs.registry import spec
+
+    lr = config.ppo.learning_rate
+    if config.ppo.lr_schedule == "constant":
+        return lr
+    parallel = spec(config.env.name).native_parallel and config.ray.env_api != "aec"
+    env_steps = config.total_timesteps * (1 if parallel else max(config.env.num_players))
+    return [[0, lr], [env_steps, lr * 1e-3]]
+
+
+# ---------------------------------------------------------------- the learner's weights
+def learner_module(algo: Any, config: RLlibConfig) -> Any:
+    """A fresh copy of the learning module, built here from the learner group's current state."""
+    from train.rllib.league import LEARNER
+
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{LEARNER}")
+    weights = state["learner"]["rl_module"][LEARNER]
+    spec = learner_spec(config)
+    spec.observation_space, spec.action_space = _spaces(config)
+    module = spec.build()
+    module.set_state(weights)
+    return module
+
+
+def _spaces(config: RLlibConfig) -> tuple[Any, Any]:
+    from fight_envs.wrappers.rllib import FightMultiAgentEnv
+
+    env = FightMultiAgentEnv(_adapter_options(config, config.env.num_players[0]))
+    agent = env.possible_agents[0]
+    return env.observation_spaces[agent], env.action_spaces[agent]
+
+
+def _adapter_options(config: RLlibConfig, num_players: int) -> dict[str, Any]:
+    return {"env": config.env.name, "api": config.ray.env_api, **config.env.env_options(), "num_players": num_players}
+
+
+def export_learner(algo: Any, config: RLlibConfig, path: Path, step: int, label: str) -> Path:
+    """Write the learner as a suite agent directory (module files + ``fight_envs_agent.json``)."""
+    module = learner_module(algo, config)
+    if path.exists():
+        shutil.rmtree(path)
+    module.save_to_path(str(path))
+    meta = {
+        "format": "fight-envs rllib learner 1", "game": game_of(config.env.name), "env": config.env.name,
+        "env_options": {**config.env.env_options(), "num_players": config.env.num_players[0]},
+        "num_players": config.env.num_players, "obs_key": "observations", "algo": "RLlib PPO",
+        "num_timesteps": step, "label": label, "net_arch": config.ppo.net_arch, "activation": config.ppo.activation,
+        "features": config.ppo.features_for(config.env.name),
+    }
+    (path / METADATA_NAME).write_text(json.dumps(meta, indent=1))
+    return path
+
+
+def copy_learner_to_slot(algo: Any, slot: str) -> None:
+    """Freeze the learner's current weights into snapshot module ``slot`` (learner and env runners)."""
+    from train.rllib.league import LEARNER
+
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{LEARNER}")
+    weights = state["learner"]["rl_module"][LEARNER]
+    algo.set_state({"learner_group": {"learner": {"rl_module": {slot: weights}}}})
+
+
+# ---------------------------------------------------------------- the run
+def prepare_run_dir(config: RLlibConfig) -> Path:
+    name = config.run_name or f"{game_of(config.env.name)}_rllib_s{config.seed}_{time.strftime('%Y%m%d_%H%M%S')}"
+    run_dir = Path(config.runs_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"run directory {run_dir} already exists and is not empty; choose another run_name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_rllib_config(config, run_dir / "config.yaml")
+    return run_dir
+
+
+def learner_steps(result: dict[str, Any]) -> int:
+    """The learning module's lifetime sampled steps, from an RLlib result dict."""
+    from train.rllib.league import LEARNER
+
+    runners = result.get("env_runners", {})
+    per_module = runners.get("num_module_steps_sampled_lifetime", {})
+    if LEARNER in per_module:
+        return int(per_module[LEARNER])
+    raise KeyError(f"no learner step count in the result; env_runners keys: {sorted(runners)}")
+
+
+def train_rllib(config: RLlibConfig) -> Path:
+    """Train a self-play run on RLlib as ``config`` says; returns the run directory."""
+    import torch
+
+    from agents.rllib_agent import RLlibModuleAgent
+    from train.callbacks import Evaluator
+    from train.opponents import OpponentPool, PoolEntry
+    from train.rllib import league
+
+    config.validate()
+    if len(config.env.num_players) > max(1, config.ray.num_env_runners):
+        raise ConfigError(
+            f"env.num_players lists {len(config.env.num_players)} player counts but there are "
+            f"{config.ray.num_env_runners} env runners; the RLlib trainer plays one count per env runner"
+        )
+    torch.set_num_threads(config.ray.torch_threads)
+    torch.manual_seed(config.seed)
+    run_dir = prepare_run_dir(config)
+    game = game_of(config.env.name)
+    say(f"[rllib] run {run_dir}")
+
+    pool = OpponentPool(run_dir / "pool", config.opponents, game, config.total_timesteps)
+    _, baselines, slots = module_ids(config)
+    slot_of: dict[str, str] = {}  # pool entry id (self@<step>) -> module id
+
+    def module_weights(step: int) -> dict[str, float]:
+        return {slot_of.get(k, k): w for k, w in pool.weights(step).items()}
+
+    started_ray = init_ray(config)
+    algo = None
+    try:
+        register_fight_env(config.env.name, config.ray.env_api, config.env.env_options(), config.env.num_players)
+        algo = build_algorithm_config(config).build_algo()
+        league.set_weights(module_weights(0))
+        algo.env_runner_group.foreach_env_runner(lambda runner, w=module_weights(0): league.sync(w), local_env_runner=True)
+        evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game, config.seed,
+                              run_dir / "eval_history.jsonl")
+        progress = (run_dir / "progress.jsonl").open("a")
+        t0 = time.perf_counter()
+        steps = env_steps = 0
+        next_snapshot = config.opponents.snapshot_every
+        next_checkpoint = config.checkpoint_every
+        next_eval = config.eval.every
+        last_eval: dict[str, float] = {}
+        iteration = 0
+        while steps < config.total_timesteps:
+            result = algo.train()
+            iteration += 1
+            steps = learner_steps(result)
+            env_steps = int(result["env_runners"].get("num_env_steps_sampled_lifetime", 0))
+            weights = module_weights(steps)
+            reports = algo.env_runner_group.foreach_env_runner(lambda runner, w=weights: league.sync(w),
+                                                               local_env_runner=True)
+            recorded = [r for batch in reports for r in batch]
+            for opponents, credit in recorded:
+                ids = [next((e for e, s in slot_of.items() if s == o), o) for o in opponents]
+                pool.record(ids, credit)
+            if slots and steps >= next_snapshot:
+                entry_id = f"self@{steps}"
+                slot = slots[len(pool.snapshots) % len(slots)]
+                copy_learner_to_slot(algo, slot)
+                for old_id in [e for e, s in slot_of.items() if s == slot]:
+                    del slot_of[old_id]
+                slot_of[entry_id] = slot
+                pool.snapshots.append(PoolEntry(entry_id, "snapshot", slot, steps))
+                next_snapshot = steps + config.opponents.snapshot_every
+            wall = time.perf_counter() - t0
+            line = {
+                "iteration": iteration, "learner_steps": steps, "env_steps": env_steps, "wall_s": round(wall, 2),
+                "learner_steps_per_s": round(steps / wall, 1), "games": len(recorded),
+                # this iteration's seconds sampling (all env runners, in parallel) and updating
+                "sample_s": round(float(result.get("timers", {}).get("env_runner_sampling_timer", 0.0)), 3),
+                "update_s": round(float(result.get("timers", {}).get("learner_update_timer", 0.0)), 3),
+                "train_winrate": round(sum(c for _, c in recorded) / len(recorded), 4) if recorded else None,
+                "weights": {k: round(v, 4) for k, v in weights.items()},
+            }
+            if config.eval.games and steps >= next_eval:
+                agent = RLlibModuleAgent(learner_module(algo, config), deterministic=config.eval.deterministic,
+                                         name=f"learner@{steps}")
+                last_eval = evaluator.run_agent(agent, steps)
+                line["eval"] = last_eval
+                next_eval = steps + config.eval.every
+            progress.write(json.dumps(line) + "\n")
+            progress.flush()
+            say(f"[rllib] iter {iteration}: {steps:,} learner steps, {line['learner_steps_per_s']:,.0f}/s"
+                + (f", train win rate {line['train_winrate']:.2f}" if recorded else "")
+                + (f", eval {last_eval}" if "eval" in line else ""))
+            if steps >= next_checkpoint:
+                save_checkpoint(algo, config, run_dir, steps)
+                next_checkpoint = steps + config.checkpoint_every
+        progress.close()
+        wall = time.perf_counter() - t0
+        # Where the samples came from: one entry per env runner (its node and what it sampled).
+        runners = algo.env_runner_group.foreach_env_runner(lambda runner: league.sampled(), local_env_runner=False)
+        save_checkpoint(algo, config, run_dir, steps)
+        export_learner(algo, config, run_dir / "final", steps, f"{run_dir.name}@{steps}")
+        summary = {
+            "learner_steps": steps, "env_steps": env_steps, "iterations": iteration, "wall_s": round(wall, 1),
+            "learner_steps_per_s": round(steps / wall, 1), "env_steps_per_s": round(env_steps / wall, 1),
+            "num_env_runners": config.ray.num_env_runners, "num_learners": config.ray.num_learners,
+            "env_runners": runners, "last_eval": last_eval, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+            "ray_address": config.ray.address or "embedded (127.0.0.1)",
+        }
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        say(f"[rllib] done: {steps:,} learner steps in {wall:.0f} s; final learner in {run_dir / 'final'}")
+        return run_dir
+    finally:
+        if algo is not None:
+            algo.stop()
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+
+
+def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, steps: int) -> None:
+    """The newest full algorithm checkpoint (replaced), and the learner exported at this step."""
+    algo.save_to_path(str((run_dir / "checkpoints" / "algo").resolve()))
+    export_learner(algo, config, run_dir / "checkpoints" / f"learner_{steps:010d}", steps, f"{run_dir.name}@{steps}")

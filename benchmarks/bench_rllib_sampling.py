@@ -1,6 +1,6 @@
 """RLlib sampling and training throughput on this machine, with 1 and 2 env runners (issue 8).
 
-Lines, all in one run on an embedded local Ray (127.0.0.1):
+Lines, all in one run on an embedded local Ray (on loopback):
 
 * ``reference``: one Python loop stepping the same ``FightMultiAgentEnv`` with uniformly random
   legal actions, no Ray, no network: what the env alone costs.

@@ -169,9 +169,12 @@ def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, ou
                   "(`eval_history.jsonl`; small samples, so noisy):", "", f"![learning curve]({Path(curve).name})"]
     if "config_text" in facts:
         lines += ["", "## The run's resolved config", "", "```yaml", facts["config_text"].rstrip(), "```"]
-    notes = out_path.parent / "results_notes.md"
-    if notes.is_file():  # hand-written commentary (what was tried, why), kept across regenerations
-        lines += ["", notes.read_text().rstrip()]
+    # Hand-written sections kept across regenerations: commentary on the runs (what was tried, why),
+    # and the RLlib trainer's measurements (its own run and benchmark, not regenerated here).
+    for name in ("results_notes.md", "results_rllib.md"):
+        extra = out_path.parent / name
+        if extra.is_file():
+            lines += ["", extra.read_text().rstrip()]
     lines += ["", f"_Evaluation time: {(time.monotonic() - t0) / 60:.1f} min._", ""]
     out_path.write_text("\n".join(lines))
     return out_path

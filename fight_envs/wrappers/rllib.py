@@ -19,7 +19,8 @@ What RLlib sees, and why:
   ``"observations"``, the key of RLlib's own action-masking example, so its
   ``ActionMaskingTorchRLModule`` runs unchanged) beside ``action_mask`` (int8 0/1, exactly the
   legal set). ``obs_key="observation"`` keeps PettingZoo's name.
-* **Rewards** are reported for every agent at the step that produced them, acting or not: RLlib
+* **Rewards** are reported for every agent at every step, acting or not (zeros included: RLlib
+  requires a reward for an agent whose next observation arrives): RLlib
   credits a non-acting agent's reward to its next transition (its "hanging" reward), so no reward
   is lost or given to the wrong seat (RLlib's stock ``PettingZooEnv`` reports only the next
   actor's reward).
@@ -204,7 +205,8 @@ class FightMultiAgentEnv(MultiAgentEnv):
         live = [a for a in env.agents if not (env.terminations[a] or env.truncations[a])]
         if live:
             nxt = env.agent_selection
-            rewards = {a: r for a, r in rewards.items() if r != 0.0}
+            # Every agent's reward, zeros included: RLlib requires a reward for an agent whose
+            # next observation arrives, and keeps the others' as hanging rewards.
             return (self._ask({nxt: self._format(env.observe(nxt))}), rewards, {"__all__": False}, {"__all__": False}, {nxt: {}})
         truncated = any(env.truncations.values()) and not any(env.terminations.values())
         obs = {a: self._format(env.observe(a), live=False) for a in self.possible_agents}

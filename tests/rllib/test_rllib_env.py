@@ -16,11 +16,12 @@ CONFIGS = [
     {"env": "fight5_v0"},
     {"env": "fight5_v0", "num_players": 4, "reward": "score"},
     {"env": "fight5_v0", "api": "aec", "num_players": 3},
+    {"env": "fight5_v0", "api": "aec", "num_players": 3, "reward": "score"},  # mid-game rewards to every seat
     {"env": "brawl_v0", "num_players": 3},
     {"env": "fifth_earth_v0"},
     {"env": "fight_klub_v0"},
 ]
-IDS = ["fight5", "fight5-4p-score", "fight5-aec-3p", "brawl-3p", "fifth_earth", "fight_klub"]
+IDS = ["fight5", "fight5-4p-score", "fight5-aec-3p", "fight5-aec-3p-score", "brawl-3p", "fifth_earth", "fight_klub"]
 
 
 def play(env: FightMultiAgentEnv, seed: int, action_seed: int):
@@ -77,6 +78,7 @@ def test_same_game_as_the_suite_env(config):
             assert o["action_mask"].dtype == np.int8
         actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
         obs, rewards, terms, truncs, infos = env.step(actions)
+        assert set(obs) <= set(rewards), "RLlib needs a reward for every agent whose next observation arrives"
         for a, r in rewards.items():
             returns[a] += r
         if parallel:

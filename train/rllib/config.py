@@ -7,7 +7,7 @@ hyper-parameters (``learning_rate``, ``batch_size`` = the minibatch, ``n_epochs`
 ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``, ``net_arch``,
 ``activation``, ``features``) and adds ``train_batch_size`` (learner decisions per iteration, all env runners
 together: SB3's ``n_envs x n_steps``). ``ray`` says where and how wide to run: ``address``
-(None: an embedded local Ray bound to 127.0.0.1, no dashboard; ``auto`` or ``host:port``: an
+(None: an embedded local Ray on loopback, no dashboard; ``auto`` or ``host:port``: an
 existing cluster), ``num_env_runners``, ``num_envs_per_env_runner``, ``num_learners``... Loading
 and ``key=value`` overrides are ``train.config``'s, so errors name the key and what is allowed.
 """
@@ -64,11 +64,12 @@ class RayConfig:
     """Where Ray runs and how many workers sample and learn."""
 
     address: str | None = None
-    """None: start an embedded Ray on this machine (loopback only, no dashboard); 'auto' or
+    """None: start an embedded Ray on this machine (on loopback, 127.0.0.2 on Linux, no dashboard); 'auto' or
     'host:port': join an existing cluster (started with ``ray start --head``)."""
     node_ip_address: str | None = None
     """This machine's address as the cluster knows it (Ray's ``_node_ip_address``): needed when the
-    nodes run on loopback addresses (the suite's two-node test: 127.0.0.2 and 127.0.0.3)."""
+    nodes run on loopback addresses (the suite's two-node test: 127.0.0.2 and 127.0.0.3). For an
+    embedded Ray, the address it registers (default: loopback)."""
     num_env_runners: int = 1
     """Sampling actors (each a process, 1 CPU each by default); 0 samples in the trainer process."""
     num_envs_per_env_runner: int = 8

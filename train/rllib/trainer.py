@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from train.config import SELF
 from train.rllib.config import RLlibConfig, save_rllib_config
 
 ENV_NAME = "fight_envs_rllib"
+EMBEDDED_NODE_IP = "127.0.0.2"
 METADATA_NAME = "fight_envs_agent.json"
 
 
@@ -49,7 +51,7 @@ def game_of(env_name: str) -> str:
 
 # ---------------------------------------------------------------- Ray
 def init_ray(config: RLlibConfig) -> bool:
-    """Start an embedded Ray (loopback, no dashboard) or join ``ray.address``; True if this call started it."""
+    """Start an embedded Ray (on loopback, no dashboard) or join ``ray.address``; True if this call started it."""
     import ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no phoning home from a research box
@@ -61,8 +63,19 @@ def init_ray(config: RLlibConfig) -> bool:
         ray.init(address=r.address, _node_ip_address=r.node_ip_address, **common)
     else:
         ray.init(num_cpus=r.num_cpus, object_store_memory=r.object_store_memory,
-                 _node_ip_address="127.0.0.1", **common)
+                 _node_ip_address=r.node_ip_address or embedded_node_ip(), **common)
     return True
+
+
+def embedded_node_ip() -> str | None:
+    """The address an embedded Ray registers, connects to and advertises: loopback.
+
+    Ray replaces 127.0.0.1 by the machine's outward address (so that other nodes could reach
+    it), which would send the trainer's own traffic through that interface. On Linux every
+    127.x.y.z address is loopback and Ray keeps 127.0.0.2 as given; elsewhere Ray already uses
+    127.0.0.1 for a single machine (None: its default).
+    """
+    return EMBEDDED_NODE_IP if sys.platform.startswith("linux") else None
 
 
 def register_fight_env(env_name: str, api: str, env_options: dict[str, Any], player_counts: list[int]) -> None:
@@ -332,7 +345,7 @@ def train_rllib(config: RLlibConfig) -> Path:
             "learner_steps_per_s": round(steps / wall, 1), "env_steps_per_s": round(env_steps / wall, 1),
             "num_env_runners": config.ray.num_env_runners, "num_learners": config.ray.num_learners,
             "env_runners": runners, "last_eval": last_eval, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-            "ray_address": config.ray.address or "embedded (127.0.0.1)",
+            "ray_address": config.ray.address or f"embedded ({config.ray.node_ip_address or embedded_node_ip() or 'loopback'})",
         }
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
         say(f"[rllib] done: {steps:,} learner steps in {wall:.0f} s; final learner in {run_dir / 'final'}")

@@ -87,9 +87,19 @@ class RLlibModuleAgent(Agent):
         self.game = self.metadata.get("game")
         if name:
             self.name = name
+        # A numpy copy of the actor (features, MLP, policy head), as for SB3 checkpoints: evaluation
+        # acts one observation at a time, where torch's per-call overhead and threading dominate.
+        self._numpy = numpy_actor(module)
 
     def logits(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Masked action logits (illegal actions at RLlib's FLOAT_MIN), one row per observation."""
+        if self._numpy is not None:
+            raw = self._numpy.logits(np.asarray(observations, dtype=np.float32)).astype(np.float64)
+            return np.where(np.asarray(action_masks) > 0, raw, FLOAT_MIN)
+        return self.torch_logits(observations, action_masks)
+
+    def torch_logits(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The same logits through the module's own ``forward_inference``."""
         from ray.rllib.core.columns import Columns
 
         torch = self._torch
@@ -122,6 +132,39 @@ class RLlibModuleAgent(Agent):
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "deterministic": self.deterministic, "checkpoint": self.metadata}
+
+
+FLOAT_MIN = -3.4e38
+"""RLlib's ``FLOAT_MIN``: what the masked module adds to an illegal action's logit."""
+
+
+def numpy_actor(module: Any) -> Any:
+    """``agents.checkpoint``'s numpy actor over an RLlib default PPO module's actor, or None if its
+    shape is not a plain MLP (the agent then calls the module itself)."""
+    from torch import nn
+
+    from agents.checkpoint import _NumpyActor, _np
+
+    try:
+        encoder = list(module.encoder.actor_encoder.net.mlp)
+        head = list(module.pi.net.mlp)
+        extractor = module.features
+    except AttributeError:
+        return None
+    features = getattr(extractor, "numpy_features", None)
+    if type(extractor).__name__ != "FlattenExtractor" and features is None:
+        return None
+    if len(head) != 1 or not isinstance(head[0], nn.Linear):
+        return None
+    layers, names = [], []
+    for i in range(0, len(encoder), 2):
+        linear = encoder[i]
+        act = encoder[i + 1] if i + 1 < len(encoder) else nn.Identity()
+        if not isinstance(linear, nn.Linear) or type(act).__name__ not in _NumpyActor.ACTIVATIONS:
+            return None
+        layers.append((_np(linear.weight).T.copy(), _np(linear.bias), _NumpyActor.ACTIVATIONS[type(act).__name__]))
+        names.append(type(act).__name__)
+    return _NumpyActor(layers, (_np(head[0].weight).T.copy(), _np(head[0].bias)), features, names)
 
 
 def load_rllib_agent(path: str | Path, game: str | None = None, deterministic: bool = True, seed: int | None = None,

@@ -141,3 +141,18 @@ def test_rllib_agent_acts_legally_and_argmax_when_deterministic():
         assert masks[np.arange(32), actions].all()
     with pytest.raises(ValueError, match="all zeros"):
         agent.act_batch(vecs[:1], np.zeros_like(masks[:1]))
+
+
+@pytest.mark.parametrize("features", ["flat", "fight5_slot"])
+def test_the_agents_numpy_actor_computes_the_modules_logits(features):
+    config = {"env": "fight5_v0", "num_players": 3}
+    module = learner(config, features)
+    vecs, masks = observations(config, 24)
+    agent = RLlibModuleAgent(module)
+    assert agent._numpy is not None, "a plain MLP module gets the numpy actor"
+    legal = masks > 0
+    fast, slow = agent.logits(vecs, masks), agent.torch_logits(vecs, masks)
+    np.testing.assert_allclose(fast[legal], slow[legal], rtol=1e-5, atol=1e-5)
+    assert np.all(fast[~legal] <= FLOAT_MIN / 2)
+    one = agent.logits(vecs[:1], masks[:1])  # the single-row (pure numpy) path
+    np.testing.assert_allclose(one[legal[:1]], slow[:1][legal[:1]], rtol=1e-5, atol=1e-5)

@@ -186,7 +186,7 @@ def load_rllib_agent(path: str | Path, game: str | None = None, deterministic: b
     if game is not None and meta.get("game") and meta["game"] != game:
         raise RLlibCheckpointError(f"{path} was trained on {meta['game']!r}, not {game!r}")
     try:
-        module = RLModule.from_checkpoint(str(module_dir))
+        module = RLModule.from_checkpoint(str(module_dir.resolve()))  # pyarrow wants an absolute path
     except Exception as e:
         raise RLlibCheckpointError(f"{module_dir}: RLlib could not load the module: {type(e).__name__}: {e}") from e
     obs_key = meta.get("obs_key", "observations")

@@ -20,3 +20,8 @@ def test_shipped_rllib_model_beats_random():
     stats = versus_baseline(lambda: fight5_v0.raw_env(num_players=2), learner, make_agent("random", seed=1),
                             num_deals=15, seed=3)
     assert stats.win_rate > 0.7  # measured 0.933 over 1,000 games (docs/results.md)
+
+
+def test_a_relative_path_loads_too(monkeypatch):
+    monkeypatch.chdir(MODEL.parent.parent)
+    assert make_agent("models/fight5_2p_rllib", game="fight5").label == "fight5_2p_rllib"

@@ -440,8 +440,10 @@ class HeuristicAgent(Agent):
         rows, slots and ranks: opponents are padded to four per clash with a neutral one whose
         factors are exactly 1 and whose stakes are exactly 0, which leaves every product and sum
         unchanged. The one reduction whose order is the BLAS's (the dot over an opponent's
-        winning numbers) is still one ``np.dot`` per (row, slot, card, opponent), on the same
-        values. Needs integral card worths (then the pot's worth is exact in any order).
+        winning numbers) is still one BLAS dot per (row, slot, card, opponent), on the same
+        values: the dots of one length go through one stacked ``np.matmul``, which calls for each
+        item the dot that ``a @ b`` on the two vectors calls (a test checks this bit for bit).
+        Needs integral card worths (then the pot's worth is exact in any order).
         """
         B = obs.shape[0]
         worth = self.card_values()
@@ -491,9 +493,15 @@ class HeuristicAgent(Agent):
             # term[b, k, c, w] = (base + worth[c] + worth[w]) * P(others below w) + their stake
             term = (mine[..., :, None] + worth) * _product(bj)[..., None, :] + _stakes(bj, bj_w)[..., None, :]
             nj = numbers[..., j, :]
-            for b, k, c in np.argwhere(dots[:, :, j, :]).tolist():
-                w = int(first_w[b, k, c])
-                lost[b, k, c] += float(nj[b, k, w:STAR] @ term[b, k, c, w:STAR])
+            bs, ks, cs = np.nonzero(dots[:, :, j, :])
+            ws = first_w[bs, ks, cs]
+            for w in np.unique(ws).tolist():
+                # every dot whose run starts at w, as one stacked product: numpy's matmul takes each
+                # (1, L) @ (L, 1) item through the very BLAS dot that ``a @ b`` on the vectors calls
+                at = ws == w
+                b, k, c = bs[at], ks[at], cs[at]
+                dot = np.matmul(nj[b, k, w:STAR][:, None, :], term[b, k, c, w:STAR][:, :, None])[:, 0, 0]
+                lost[b, k, c] += dot
             gains = np.where(real[..., j, None], gains - weights * lost, gains)
         # my Star: wins alone, ties with any other Star, so nobody else can win
         gains[..., STAR] = (base + worth[STAR]) * _product(no_star)[..., 0] + _stakes(no_star, no_star_w)[..., 0]
@@ -551,7 +559,14 @@ class HeuristicAgent(Agent):
                 if ok:
                     planned[i] = plan
         placed_lists = placed.tolist()
-        out = np.empty(B, dtype=np.int64)
+        # each row's hand as a sorted list of ranks (``Fight5View.hand_cards``), decoded for all rows at once
+        hand = _counts(obs[:, _HAND_COLUMNS], 2)
+        size = hand.sum(axis=1)
+        width = max(int(size.max()), 1)
+        sorted_hand = (np.cumsum(hand, axis=1)[:, None, :] <= np.arange(width)[None, :, None]).sum(axis=2)
+        hand_lists = [row[:k] for row, k in zip(sorted_hand.tolist(), size.tolist())]
+        legal_lists = legal.tolist()
+        out = [0] * B
         for i in range(B):
             agent, slot = agents[i], int(slots[i])
             if slot == 0 and i in planned:
@@ -562,15 +577,15 @@ class HeuristicAgent(Agent):
                     plan is not None
                     and slot > 0
                     and placed_lists[i][:slot] == plan[:slot]
-                    and sorted(plan[slot:]) == np.repeat(np.arange(NUM_RANKS), _counts(obs[i, _HAND_COLUMNS], 2)).tolist()
+                    and sorted(plan[slot:]) == hand_lists[i]
                 )
                 if not fits:
                     plan = agent._plan = placed_lists[i][:slot] + agent.plan(Fight5View.decode(obs[i]), slot)
             action = plan[slot]
-            if not legal[i, action]:
+            if not legal_lists[i][action]:
                 raise AssertionError(f"heuristic planned {RANK_NAMES[action]} which the action mask forbids")
             out[i] = action
-        return out
+        return np.array(out, dtype=np.int64)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Successive ``act`` calls on this one agent (one game's decisions in order), batched where safe."""

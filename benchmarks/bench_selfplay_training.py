@@ -23,10 +23,18 @@ the time spent collecting rollouts (``MaskablePPO.collect_rollouts``, timed by w
 process; callbacks included), ``update s`` the rest of ``learn`` (the PPO update, the same work
 on every line), and ``rollout steps/s`` the collection rate alone.
 
+On a shared machine the rate of one run swings with the other jobs' load (by 2x on the 2-core
+machine the figures in ``benchmarks/README.md`` come from), so ``--repeats k`` runs every line
+k times, interleaved (batched, dummy, subproc, batched, ...), and keeps each line's fastest run
+(the same seed: the same work each time); the ratios divide those best rates. It also prints
+each round's ratios (a line's run over the dummy run of the same round, measured minutes apart
+at most) and their median, less sensitive to a load change between rounds. The load average
+(``/proc/loadavg``) is printed before and after.
+
 Run from the repository root::
 
     python benchmarks/bench_selfplay_training.py [--timesteps 16384] [--only batched dummy]
-        [--mix run|start|end] [--json out.json]
+        [--mix run|start|end] [--repeats 1] [--json out.json]
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's packages
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
@@ -102,17 +111,32 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=list(LINES), default=list(LINES))
     parser.add_argument("--mix", choices=list(MIXES), default="run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=1, help="runs per line, interleaved; the fastest is kept")
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
     torch.set_num_threads(1)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load_before = _loadavg()
     print(f"# self-play training throughput: {platform.machine()}, {cpus} CPU cores, torch {torch.__version__} "
-          f"(1 thread), {args.timesteps:,} timesteps per line, opponent mix: {args.mix}")
-    rows = []
+          f"(1 thread), {args.timesteps:,} timesteps per line, opponent mix: {args.mix}, "
+          f"best of {args.repeats}; load average {load_before}")
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in args.only}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.only:
-            rows.append(measure(name, args.timesteps, args.mix, Path(tmp), args.seed))
-            print(f"#   {name}: done in {rows[-1]['total_seconds']} s", flush=True)
+        for k in range(args.repeats):
+            for name in args.only:
+                run = measure(name, args.timesteps, args.mix, Path(tmp) / str(k), args.seed)
+                runs[name].append(run)
+                print(f"#   {name} (run {k + 1}/{args.repeats}): {run['steps_per_second']:,.0f} steps/s, "
+                      f"done in {run['total_seconds']} s", flush=True)
+    load_after = _loadavg()
+    print(f"# load average after: {load_after}")
+    rows = [max(runs[name], key=lambda r: r["steps_per_second"]) for name in args.only]
+    for r in rows:
+        r["all_steps_per_second"] = [round(x["steps_per_second"], 1) for x in runs[r["line"]]]
+        if "dummy" in runs:  # each round's ratio: this line over the dummy run measured beside it
+            r["round_ratios"] = [round(x["steps_per_second"] / d["steps_per_second"], 2)
+                                 for x, d in zip(runs[r["line"]], runs["dummy"])]
+            r["median_round_ratio"] = float(np.median(r["round_ratios"]))
     base = next((r["steps_per_second"] for r in rows if r["line"] == "dummy"), None)
     print(f"{'line':<10}{'n_envs':>8}{'n_steps':>9}{'steps':>9}{'learn s':>10}{'rollout s':>11}{'update s':>10}"
           f"{'rollout steps/s':>17}{'steps/s':>10}{'ratio':>8}")
@@ -122,9 +146,22 @@ def main() -> None:
         print(f"{r['line']:<10}{r['n_envs']:>8}{r['n_steps']:>9}{r['steps']:>9,}{r['learn_seconds']:>10.1f}"
               f"{r['rollout_seconds']:>11.1f}{r['update_seconds']:>10.1f}{r['rollout_steps_per_second']:>17,.0f}"
               f"{r['steps_per_second']:>10,.0f}{ratio:>8}")
+    if args.repeats > 1 and base:
+        print("# per-round ratios (each run over the dummy run of its round), median: " + "; ".join(
+            f"{r['line']} {', '.join(f'{x:.2f}' for x in r['round_ratios'])} -> {r['median_round_ratio']:.2f}x"
+            for r in rows))
     if args.json:
         Path(args.json).write_text(json.dumps({"timesteps": args.timesteps, "mix": args.mix, "cpus": cpus,
-                                               "machine": platform.machine(), "lines": rows}, indent=2) + "\n")
+                                               "repeats": args.repeats, "loadavg_before": load_before,
+                                               "loadavg_after": load_after, "machine": platform.machine(),
+                                               "lines": rows}, indent=2) + "\n")
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -6,16 +6,27 @@ the ``current_slot`` one-hot): the card to place depends first of all on that cl
 and pot, and a plain MLP has to learn the selection (a product of two inputs) from data, which
 slowed learning in our runs. Both have a numpy twin (``numpy_features``), so checkpoint agents
 run without torch calls.
+
+The trainer's policy and rollout buffer are :class:`FastMaskablePolicy` and
+:class:`FastMaskableRolloutBuffer`: sb3-contrib's ``MaskableActorCriticPolicy`` and
+``MaskableRolloutBuffer`` with the same parameters, the same hyper-parameters and the same
+math, computed with fewer operations (the PPO update was most of a batched training run's time).
+``tests/train/test_fast_policy.py`` checks them against the stock classes on the same inputs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
+from torch import nn
 
 from fight_envs.games.fight5.observe import CLASH_FEATURES, OBS_SIZE, OBS_SLICES
 from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER
@@ -55,3 +66,132 @@ FEATURES: dict[str, type[BaseFeaturesExtractor]] = {"flat": FlattenExtractor, "f
 def features_kwargs(name: str) -> dict[str, Any]:
     """The ``policy_kwargs`` entries for extractor ``name``."""
     return {"features_extractor_class": FEATURES[name]}
+
+
+# ===================================================================================== the trainer's policy
+MASKED_LOGIT = -1e8
+"""What sb3-contrib's ``MaskableCategorical`` puts in place of a masked logit (``HUGE_NEG``)."""
+SPARSE_FRACTION = 0.8
+"""The first layers skip the all-zero feature columns of a batch when at most this share is nonzero."""
+
+
+def masked_log_probs(logits: torch.Tensor, masks: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """(bool masks, normalised masked log-probabilities) of ``MaskableCategorical(logits, masks)``.
+
+    The very operations the stock distribution runs (``Categorical`` normalises the logits, the
+    masking replaces the illegal ones by -1e8 and normalises again), without building the two
+    ``Categorical`` objects and their argument checks: the same numbers, bit for bit.
+    """
+    masks = torch.as_tensor(masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+    normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
+    masked = torch.where(masks, normalised, torch.tensor(MASKED_LOGIT, dtype=logits.dtype, device=logits.device))
+    return masks, masked - masked.logsumexp(dim=-1, keepdim=True)
+
+
+class FastMaskablePolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's ``MaskableActorCriticPolicy`` (``"MlpPolicy"``), cheaper to run; nothing else changes.
+
+    The same modules, parameters and state dict (a checkpoint loads into either class), the same
+    constructor arguments, the same outputs up to float rounding. Where it applies (a shared
+    features extractor, MLP first layers, a Discrete action space), ``forward`` and
+    ``evaluate_actions`` differ from the stock ones in how they compute, not in what:
+
+    * The policy's and the value net's first layers run as one matrix product over only the
+      feature columns that are nonzero somewhere in the batch (the Fight 5 observation is padded
+      to five players, so in two-player games over half of it is always zero). A zero column
+      adds exactly nothing to the products and receives a zero gradient either way.
+    * The masked categorical distribution is computed directly (:func:`masked_log_probs`, then
+      the stock ``log_prob``, ``entropy`` and ``multinomial`` sampling on the same tensors)
+      instead of through two ``torch.distributions`` objects: the same numbers, and the same
+      random draws, as ``MaskableCategorical``.
+    * Adam is torch's fused implementation (one kernel for all parameters; the same update rule
+      and hyper-parameters) where the parameters are on the CPU or a GPU and ``optimizer_kwargs``
+      chooses no implementation itself.
+
+    Anything else (masks absent, other action spaces, separate extractors) takes the stock path.
+    """
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        if (self.optimizer_class is torch.optim.Adam and not {"fused", "foreach"} & set(self.optimizer_kwargs)
+                and all(p.device.type in ("cpu", "cuda") for p in self.parameters())):
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), fused=True, **self.optimizer_kwargs)
+        pi, vf = list(self.mlp_extractor.policy_net), list(self.mlp_extractor.value_net)
+        self._fast = (self.share_features_extractor and isinstance(self.action_dist, MaskableCategoricalDistribution)
+                      and len(pi) > 0 and len(vf) > 0 and isinstance(pi[0], nn.Linear) and isinstance(vf[0], nn.Linear))
+        # the layers as plain lists (no module lookups per call): first layers, then the rest of each net
+        self._firsts = (pi[0], vf[0]) if self._fast else ()
+        self._rests = (pi[1:], vf[1:])
+
+    def _fast_path(self) -> bool:
+        return self._fast
+
+    def latents(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``mlp_extractor(features)``, the two first layers as one product over the nonzero columns."""
+        pi0, vf0 = self._firsts
+        weight = torch.cat([pi0.weight, vf0.weight])
+        bias = torch.cat([pi0.bias, vf0.bias])
+        columns = torch.nonzero(features.abs().sum(dim=0) != 0).squeeze(1)  # NaN != 0: a NaN column stays
+        if columns.numel() <= SPARSE_FRACTION * features.shape[1]:
+            features = features.index_select(1, columns)
+            weight = weight.index_select(1, columns)
+        hidden = torch.addmm(bias, features, weight.t())
+        latent_pi, latent_vf = hidden.split([pi0.out_features, vf0.out_features], dim=1)
+        for module in self._rests[0]:
+            latent_pi = module(latent_pi)
+        for module in self._rests[1]:
+            latent_vf = module(latent_vf)
+        return latent_pi, latent_vf
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False,
+                action_masks: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        if action_masks is None or not self._fast_path():
+            return super().forward(obs, deterministic, action_masks)
+        latent_pi, latent_vf = self.latents(self.extract_features(obs))
+        values = self.value_net(latent_vf)
+        logits = self.action_net(latent_pi).view(-1, self.action_dist.action_dim)
+        _, log_p = masked_log_probs(logits, action_masks)
+        if deterministic:  # MaskableCategoricalDistribution.mode
+            actions = torch.argmax(torch.softmax(log_p, dim=-1), dim=1)
+        else:  # Categorical.sample: one multinomial draw per row from the probabilities
+            actions = torch.multinomial(torch.softmax(log_p, dim=-1), 1, True).T.reshape(log_p.shape[:-1])
+        log_prob = log_p.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+        return actions.reshape((-1, *self.action_space.shape)), values, log_prob
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
+                         action_masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        if action_masks is None or not self._fast_path():
+            return super().evaluate_actions(obs, actions, action_masks)
+        latent_pi, latent_vf = self.latents(self.extract_features(obs))
+        logits = self.action_net(latent_pi).view(-1, self.action_dist.action_dim)
+        masks, log_p = masked_log_probs(logits, action_masks)
+        log_prob = log_p.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+        # MaskableCategorical.entropy: masked actions contribute exactly 0
+        p_log_p = log_p * torch.softmax(log_p, dim=-1)
+        entropy = -torch.where(masks, p_log_p, torch.tensor(0.0, device=log_p.device)).sum(-1)
+        return self.value_net(latent_vf), log_prob, entropy
+
+
+class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
+    """sb3-contrib's ``MaskableRolloutBuffer`` handing out the same minibatches, in the same order
+    (the same ``np.random.permutation``), cut from tensors converted once per rollout instead of
+    converting seven arrays per minibatch."""
+
+    def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:  # type: ignore[override]
+        assert self.full, ""
+        indices = np.random.permutation(self.buffer_size * self.n_envs)
+        if not self.generator_ready:
+            for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+                self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
+            self.generator_ready = True
+            self._tensors = [
+                self.to_torch(self.observations), self.to_torch(self.actions), self.to_torch(self.values.flatten()),
+                self.to_torch(self.log_probs.flatten()), self.to_torch(self.advantages.flatten()),
+                self.to_torch(self.returns.flatten()), self.to_torch(self.action_masks.reshape(-1, self.mask_dims)),
+            ]
+        if batch_size is None:
+            batch_size = self.buffer_size * self.n_envs
+        order = torch.as_tensor(indices, device=self.device)
+        for start in range(0, self.buffer_size * self.n_envs, batch_size):
+            rows = order[start: start + batch_size]
+            yield MaskableRolloutBufferSamples(*(t.index_select(0, rows) for t in self._tensors))

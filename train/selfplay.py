@@ -50,7 +50,7 @@ from train.callbacks import (
     list_checkpoints,
 )
 from train.config import Config, load_config, save_config
-from train.features import features_kwargs
+from train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
 from train.opponents import OpponentPool, PoolOpponentSampler
 
 ACTIVATION_FNS: dict[str, type[torch.nn.Module]] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -101,9 +101,11 @@ def train_main(config: Config) -> Path:
         # Reseed from the run seed and the step reached, so a resume is reproducible too.
         model.set_random_seed(config.seed + model.num_timesteps)
     else:
+        # sb3-contrib's MlpPolicy and rollout buffer, computed with fewer operations (same math; train.features)
         model = MaskablePPO(
-            "MlpPolicy",
+            FastMaskablePolicy,
             vec_env,
+            rollout_buffer_class=FastMaskableRolloutBuffer,
             learning_rate=learning_rate_schedule(config.ppo.learning_rate, config.ppo.lr_schedule),
             n_steps=config.ppo.n_steps,
             batch_size=config.ppo.batch_size,

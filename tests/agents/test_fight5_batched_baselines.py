@@ -151,3 +151,78 @@ def test_heuristic_group_needs_one_agent_per_row():
     bad[1] = 0
     with pytest.raises(ValueError, match="no legal action"):
         HeuristicAgent.act_group([HeuristicAgent() for _ in range(3)], obs[:3], bad)
+
+
+# --------------------------------------------------------------------- many states, mixed play
+MIXED = (HeuristicAgent, GreedyAgent, RandomAgent)
+
+
+def test_stacked_matmul_is_the_blas_dot_bit_for_bit():
+    """``round_gains`` takes the dots of one length through one stacked ``np.matmul``: numpy must run
+    each item through the same BLAS dot as ``a @ b`` on the two vectors (a naive sum is not it)."""
+    rng = np.random.default_rng(0)
+    naive_differs = False
+    for length in range(1, 13):
+        a = rng.random((4000, length)) * rng.choice([1e-3, 1.0, 7.0], size=(4000, 1))
+        b = rng.random((4000, length)) * 37.3
+        stacked = np.matmul(a[:, None, :], b[:, :, None])[:, 0, 0]
+        np.testing.assert_array_equal(stacked, [x @ y for x, y in zip(a, b)])
+        naive_differs |= bool((stacked != (a * b).sum(axis=1)).any())
+    assert naive_differs  # the check can tell summation orders apart
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_heuristic_round_gains_bit_for_bit_on_many_mixed_states(num_players):
+    obs, _, _ = _decisions(num_players, games=6, seed=900 + num_players, kinds=MIXED)
+    start = np.array([Fight5View.decode(o).slot == 0 for o in obs])
+    obs = obs[start]  # round starts: where plans are made
+    assert len(obs) >= 60
+    heuristic = HeuristicAgent()
+    hand = np.array([Fight5View.decode(o).hand for o in obs])
+    gains = heuristic.round_gains(obs, hand > 0)
+    for i in range(len(obs)):
+        view = Fight5View.decode(obs[i])
+        cards = view.hand_cards()
+        for k in range(5):
+            assert np.array_equal(gains[i, k, cards], heuristic.clash_values(view, k, cards)), (i, k)
+
+
+def test_heuristic_group_matches_per_game_act_on_many_mixed_states():
+    """Many games at every player count, seats played by heuristic, greedy and random agents; one
+    heuristic per (game, seat) acts on that seat's decisions, the calls mixing rows of different
+    games, player counts and slots in random groups and orders; every action equals the per-game one."""
+    obs, masks, owners = [], [], []
+    for n in PLAYER_COUNTS:
+        o, m, w = _decisions(n, games=8, seed=4000 + n, kinds=MIXED)
+        obs.append(o)
+        masks.append(m)
+        owners += [(n, g, s) for g, s in w]
+    obs, masks = np.concatenate(obs), np.concatenate(masks)
+    sequences = defaultdict(list)
+    for i, owner in enumerate(owners):
+        sequences[owner].append(i)
+    expected = np.full(len(obs), -1)
+    for rows in sequences.values():
+        agent = HeuristicAgent()
+        agent.reset()
+        expected[rows] = [agent.act(obs[i], masks[i]) for i in rows]
+    rng = np.random.default_rng(0)
+    agents = {owner: HeuristicAgent() for owner in sequences}
+    progress = {owner: 0 for owner in sequences}
+    got = np.full(len(obs), -1)
+    while any(progress[o] < len(r) for o, r in sequences.items()):
+        live = [o for o, r in sequences.items() if progress[o] < len(r)]
+        chosen = [live[i] for i in rng.permutation(len(live))[: rng.integers(1, len(live) + 1)]]
+        rows = [sequences[o][progress[o]] for o in chosen]
+        got[rows] = HeuristicAgent.act_group([agents[o] for o in chosen], obs[rows], masks[rows])
+        for o in chosen:
+            progress[o] += 1
+    assert len(obs) > 3000
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_greedy_batch_matches_act_on_mixed_play_states(num_players):
+    obs, masks, _ = _decisions(num_players, games=10, seed=7000 + num_players, kinds=MIXED)
+    greedy = GreedyAgent()
+    np.testing.assert_array_equal(greedy.act_batch(obs, masks), [greedy.act(o, m) for o, m in zip(obs, masks)])

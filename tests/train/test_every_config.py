@@ -11,6 +11,17 @@ from fight_envs.registry import make
 from train.config import load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+RLLIB_PREFIX = "rllib_"
+"""Configs of the RLlib trainer (``fight-envs train-rllib``, ``train.rllib.config``): the same
+``env`` section, checked the same way, loaded by their own loader (it needs no Ray)."""
+
+
+def load_any(path: Path):
+    if path.stem.startswith(RLLIB_PREFIX):
+        from train.rllib.config import load_rllib_config
+
+        return load_rllib_config(path)
+    return load_config(path).validate()
 
 
 def test_configs_exist_for_every_game():
@@ -21,7 +32,7 @@ def test_configs_exist_for_every_game():
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_config_builds_its_envs(path: Path):
-    config = load_config(path).validate()
+    config = load_any(path)
     for n in config.env.num_players:
         env = make(config.env.name, api="raw", num_players=n, **config.env.env_options())
         env.reset(seed=0)

@@ -189,7 +189,7 @@ def write_summary(run_dir: Path, num_timesteps: int, trained: int, elapsed: floa
     summary = {
         "num_timesteps": num_timesteps,
         "trained_steps": steps,
-        "wall_seconds": round(wall, 1),
+        "wall_seconds": round(wall, 3),  # ms: short benchmark runs divide by it
         "steps_per_second": round(steps / wall, 1) if wall > 0 else 0.0,
         "sessions": before.get("sessions", 0) + 1,
         "machine": f"{platform.machine()}, {_cpus()} CPU cores, torch threads {config.torch_threads}, {config.device}",

@@ -170,8 +170,8 @@ def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, ou
     if "config_text" in facts:
         lines += ["", "## The run's resolved config", "", "```yaml", facts["config_text"].rstrip(), "```"]
     # Hand-written sections kept across regenerations: commentary on the runs (what was tried, why),
-    # and the RLlib trainer's measurements (its own run and benchmark, not regenerated here).
-    for name in ("results_notes.md", "results_rllib.md"):
+    # the RLlib trainer's measurements and the throughput benchmarks (their own runs, not regenerated here).
+    for name in ("results_notes.md", "results_rllib.md", "results_throughput.md"):
         extra = out_path.parent / name
         if extra.is_file():
             lines += ["", extra.read_text().rstrip()]

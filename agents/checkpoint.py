@@ -225,25 +225,28 @@ class _NumpyActor:
     def from_policy(cls, policy: Any) -> _NumpyActor | None:
         """The numpy copy of ``policy``'s actor, or None when it is not a plain MLP."""
         from stable_baselines3.common.torch_layers import FlattenExtractor
-        from torch import nn
 
         extractor = policy.pi_features_extractor
         features = getattr(extractor, "numpy_features", None)  # an extractor with a numpy twin
         if len(policy.observation_space.shape) != 1 or not (isinstance(extractor, FlattenExtractor) or features):
             return None
+        return cls.from_mlp(list(policy.mlp_extractor.policy_net), policy.action_net, features)
+
+    @classmethod
+    def from_mlp(cls, modules: list[Any], head: Any, features: Any = None) -> _NumpyActor | None:
+        """The numpy copy of ``modules`` (Linear, activation, Linear, activation...) then ``head`` (a
+        Linear), with ``features`` (a numpy feature function) first; None for any other shape."""
+        from torch import nn
+
         layers: list[tuple[np.ndarray, np.ndarray, Any]] = []
         names: list[str] = []
-        modules = list(policy.mlp_extractor.policy_net)
-        i = 0
-        while i < len(modules):
+        for i in range(0, len(modules), 2):
             linear = modules[i]
             act = modules[i + 1] if i + 1 < len(modules) else nn.Identity()
             if not isinstance(linear, nn.Linear) or type(act).__name__ not in cls.ACTIVATIONS:
                 return None
             layers.append((_np(linear.weight).T.copy(), _np(linear.bias), cls.ACTIVATIONS[type(act).__name__]))
             names.append(type(act).__name__)
-            i += 2
-        head = policy.action_net
         if not isinstance(head, nn.Linear):
             return None
         return cls(layers, (_np(head.weight).T.copy(), _np(head.bias)), features, names)

@@ -141,9 +141,7 @@ FLOAT_MIN = -3.4e38
 def numpy_actor(module: Any) -> Any:
     """``agents.checkpoint``'s numpy actor over an RLlib default PPO module's actor, or None if its
     shape is not a plain MLP (the agent then calls the module itself)."""
-    from torch import nn
-
-    from agents.checkpoint import _NumpyActor, _np
+    from agents.checkpoint import _NumpyActor
 
     try:
         encoder = list(module.encoder.actor_encoder.net.mlp)
@@ -152,19 +150,9 @@ def numpy_actor(module: Any) -> Any:
     except AttributeError:
         return None
     features = getattr(extractor, "numpy_features", None)
-    if type(extractor).__name__ != "FlattenExtractor" and features is None:
+    if (type(extractor).__name__ != "FlattenExtractor" and features is None) or len(head) != 1:
         return None
-    if len(head) != 1 or not isinstance(head[0], nn.Linear):
-        return None
-    layers, names = [], []
-    for i in range(0, len(encoder), 2):
-        linear = encoder[i]
-        act = encoder[i + 1] if i + 1 < len(encoder) else nn.Identity()
-        if not isinstance(linear, nn.Linear) or type(act).__name__ not in _NumpyActor.ACTIVATIONS:
-            return None
-        layers.append((_np(linear.weight).T.copy(), _np(linear.bias), _NumpyActor.ACTIVATIONS[type(act).__name__]))
-        names.append(type(act).__name__)
-    return _NumpyActor(layers, (_np(head[0].weight).T.copy(), _np(head[0].bias)), features, names)
+    return _NumpyActor.from_mlp(encoder, head[0], features)
 
 
 def load_rllib_agent(path: str | Path, game: str | None = None, deterministic: bool = True, seed: int | None = None,

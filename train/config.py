@@ -65,12 +65,12 @@ class EnvConfig:
 
 
 @dataclass
-class PPOConfig:
-    """MaskablePPO hyperparameters (sb3-contrib names) and the network shape."""
+class PPOHyperparameters:
+    """The PPO hyper-parameters every trainer of the suite shares (sb3-contrib names) and the
+    network shape; ``PPOConfig`` (SB3) and ``train.rllib.config.RLlibPPOConfig`` add their own."""
 
     learning_rate: float = 1e-3
     lr_schedule: str = "linear"
-    n_steps: int = 512
     batch_size: int = 512
     n_epochs: int = 8
     gamma: float = 0.995
@@ -79,9 +79,16 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    target_kl: float | None = None
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     activation: str = "tanh"
+
+
+@dataclass
+class PPOConfig(PPOHyperparameters):
+    """MaskablePPO hyperparameters (sb3-contrib names) and the network shape."""
+
+    n_steps: int = 512
+    target_kl: float | None = None
     features: str = "fight5_slot"
     """Feature extractor before the MLP: ``flat`` or ``fight5_slot`` (see ``train.features``)."""
 
@@ -161,51 +168,63 @@ class Config:
                 f"env.name is {self.env.name!r}: use vec_env=auto, dummy or subproc"
             )
         _choice("progress", self.progress, PROGRESS_KINDS)
-        _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
-        _choice("ppo.lr_schedule", self.ppo.lr_schedule, LR_SCHEDULES)
         _choice("ppo.features", self.ppo.features, FEATURE_EXTRACTORS)
-        positive = {
+        validate_common(self, {
             "total_timesteps": self.total_timesteps, "n_envs": self.n_envs, "torch_threads": self.torch_threads,
             "checkpoint_every": self.checkpoint_every, "keep_checkpoints": self.keep_checkpoints,
-            "ppo.n_steps": self.ppo.n_steps, "ppo.batch_size": self.ppo.batch_size, "ppo.n_epochs": self.ppo.n_epochs,
-            "opponents.snapshot_every": self.opponents.snapshot_every,
-            "opponents.max_snapshots": self.opponents.max_snapshots,
-            "opponents.winrate_window": self.opponents.winrate_window,
-            "eval.every": self.eval.every,
-        }
-        for key, value in positive.items():
-            if value < 1:
-                raise ConfigError(f"{key} must be >= 1, got {value}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be >= 0, got {self.seed}")
-        if self.eval.games < 0:
-            raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {self.eval.games}")
-        if not self.env.num_players:
-            raise ConfigError("env.num_players must list at least one player count, e.g. [2] or [2, 3, 4, 5]")
-        if len(set(self.env.num_players)) != len(self.env.num_players):
-            raise ConfigError(f"env.num_players lists a count twice: {self.env.num_players}")
-        if not self.ppo.net_arch:
-            raise ConfigError("ppo.net_arch must list at least one hidden layer size, e.g. [128, 128]")
-        if not 0 < self.ppo.gamma <= 1 or not 0 <= self.ppo.gae_lambda <= 1:
-            raise ConfigError(f"ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1], got {self.ppo.gamma}, {self.ppo.gae_lambda}")
-        if not 0 <= self.opponents.anneal_fraction <= 1:
-            raise ConfigError(f"opponents.anneal_fraction must be in [0, 1], got {self.opponents.anneal_fraction}")
-        for key in ("weights_start", "weights_end"):
-            weights = getattr(self.opponents, key)
-            negative = {k: v for k, v in weights.items() if v < 0}
-            if negative:
-                raise ConfigError(f"opponents.{key} weights must be >= 0, got {negative}")
-            if sum(v for k, v in weights.items() if k != SELF) <= 0:
-                raise ConfigError(
-                    f"opponents.{key} needs a positive weight on at least one baseline (the '{SELF}' pool is empty "
-                    f"until the first snapshot), got {weights}"
-                )
-        if self.opponents.pfsp_power < 0:
-            raise ConfigError(f"opponents.pfsp_power must be >= 0, got {self.opponents.pfsp_power}")
+            "ppo.n_steps": self.ppo.n_steps,
+        })
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def validate_common(config: Any, positive: dict[str, int]) -> None:
+    """The checks every trainer's config shares: its ``seed``, ``env``, ``ppo`` (a
+    :class:`PPOHyperparameters`), ``opponents`` and ``eval`` sections, and the trainer's own
+    ``positive`` counts (key -> value, each must be >= 1). Raises ConfigError naming the first bad value."""
+    _choice("ppo.activation", config.ppo.activation, ACTIVATIONS)
+    _choice("ppo.lr_schedule", config.ppo.lr_schedule, LR_SCHEDULES)
+    positive = {
+        **positive, "ppo.batch_size": config.ppo.batch_size, "ppo.n_epochs": config.ppo.n_epochs,
+        "opponents.snapshot_every": config.opponents.snapshot_every,
+        "opponents.max_snapshots": config.opponents.max_snapshots,
+        "opponents.winrate_window": config.opponents.winrate_window,
+        "eval.every": config.eval.every,
+    }
+    for key, value in positive.items():
+        if value < 1:
+            raise ConfigError(f"{key} must be >= 1, got {value}")
+    if config.seed < 0:
+        raise ConfigError(f"seed must be >= 0, got {config.seed}")
+    if config.eval.games < 0:
+        raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {config.eval.games}")
+    if not config.env.num_players:
+        raise ConfigError("env.num_players must list at least one player count, e.g. [2] or [2, 3, 4, 5]")
+    if len(set(config.env.num_players)) != len(config.env.num_players):
+        raise ConfigError(f"env.num_players lists a count twice: {config.env.num_players}")
+    if not config.ppo.net_arch:
+        raise ConfigError("ppo.net_arch must list at least one hidden layer size, e.g. [128, 128]")
+    if not 0 < config.ppo.gamma <= 1 or not 0 <= config.ppo.gae_lambda <= 1:
+        raise ConfigError(
+            f"ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1], got {config.ppo.gamma}, {config.ppo.gae_lambda}"
+        )
+    opponents = config.opponents
+    if not 0 <= opponents.anneal_fraction <= 1:
+        raise ConfigError(f"opponents.anneal_fraction must be in [0, 1], got {opponents.anneal_fraction}")
+    for key in ("weights_start", "weights_end"):
+        weights = getattr(opponents, key)
+        negative = {k: v for k, v in weights.items() if v < 0}
+        if negative:
+            raise ConfigError(f"opponents.{key} weights must be >= 0, got {negative}")
+        if sum(v for k, v in weights.items() if k != SELF) <= 0:
+            raise ConfigError(
+                f"opponents.{key} needs a positive weight on at least one baseline (the '{SELF}' pool is empty "
+                f"until the first snapshot), got {weights}"
+            )
+    if opponents.pfsp_power < 0:
+        raise ConfigError(f"opponents.pfsp_power must be >= 0, got {opponents.pfsp_power}")
 
 
 def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:

@@ -22,36 +22,36 @@ from typing import Any
 import yaml
 
 from fight_envs.core.errors import ConfigError
-from train.config import ACTIVATIONS, LR_SCHEDULES, SELF, EnvConfig, EvalConfig, OpponentConfig, _fill, _read_yaml, _split_override, set_value
+from train.config import (
+    EnvConfig,
+    EvalConfig,
+    OpponentConfig,
+    PPOHyperparameters,
+    _fill,
+    _read_yaml,
+    _split_override,
+    set_value,
+    validate_common,
+)
 
 APIS = ("auto", "aec", "parallel")
 FEATURES = ("auto", "flat", "fight5_slot")
 
 
 @dataclass
-class RLlibPPOConfig:
-    """PPO hyper-parameters (SB3 names where the meaning is the same) and the network shape."""
+class RLlibPPOConfig(PPOHyperparameters):
+    """PPO hyper-parameters: the SB3 trainer's (same names, same meaning), and RLlib's batch sizes.
 
-    learning_rate: float = 1e-3
-    lr_schedule: str = "linear"
-    """constant, or linear: from ``learning_rate`` down to zero at ``total_timesteps`` learner decisions
-    (RLlib schedules by sampled env steps; the trainer converts, exactly for Fight 5's parallel form,
-    where each env step is one learner decision, and approximately, by ``num_players``, for turn-based games)."""
+    ``lr_schedule`` linear goes from ``learning_rate`` down to zero at ``total_timesteps`` learner
+    decisions (RLlib schedules by sampled env steps; the trainer converts, exactly for Fight 5's
+    parallel form, where each env step is one learner decision, and approximately, by
+    ``num_players``, for turn-based games). ``batch_size`` is the minibatch (RLlib's ``minibatch_size``).
+    """
+
     train_batch_size: int = 4096
     """Learner decisions per training iteration, all env runners together."""
-    batch_size: int = 512
-    """Minibatch size of the PPO update (RLlib's ``minibatch_size``)."""
-    n_epochs: int = 8
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
     vf_clip: float = 10.0
     """RLlib's ``vf_clip_param`` (SB3 does not clip the value loss by default); set it above the return range."""
-    max_grad_norm: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    activation: str = "tanh"
     features: str = "auto"
     """What the MLP sees (``train.features``): flat, fight5_slot, or auto (fight5_slot for Fight 5, else flat)."""
 
@@ -108,27 +108,17 @@ class RLlibConfig:
 
     def validate(self) -> RLlibConfig:
         """Raise ConfigError naming the first bad value and what is allowed; returns self."""
-        if self.ppo.activation not in ACTIVATIONS:
-            raise ConfigError(f"ppo.activation must be one of {', '.join(ACTIVATIONS)}; got {self.ppo.activation!r}")
-        if self.ppo.lr_schedule not in LR_SCHEDULES:
-            raise ConfigError(f"ppo.lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {self.ppo.lr_schedule!r}")
         if self.ppo.features not in FEATURES:
             raise ConfigError(f"ppo.features must be one of {', '.join(FEATURES)}; got {self.ppo.features!r}")
         if self.ppo.features_for(self.env.name) == "fight5_slot" and self.env.name != "fight5_v0":
             raise ConfigError(f"ppo.features=fight5_slot reads the Fight 5 observation; env.name is {self.env.name!r}")
         if self.ray.env_api not in APIS:
             raise ConfigError(f"ray.env_api must be one of {', '.join(APIS)}; got {self.ray.env_api!r}")
-        positive = {
+        validate_common(self, {
             "total_timesteps": self.total_timesteps, "checkpoint_every": self.checkpoint_every,
-            "ppo.train_batch_size": self.ppo.train_batch_size, "ppo.batch_size": self.ppo.batch_size,
-            "ppo.n_epochs": self.ppo.n_epochs, "ray.num_envs_per_env_runner": self.ray.num_envs_per_env_runner,
-            "ray.torch_threads": self.ray.torch_threads, "opponents.snapshot_every": self.opponents.snapshot_every,
-            "opponents.max_snapshots": self.opponents.max_snapshots, "opponents.winrate_window": self.opponents.winrate_window,
-            "eval.every": self.eval.every,
-        }
-        for key, value in positive.items():
-            if value < 1:
-                raise ConfigError(f"{key} must be >= 1, got {value}")
+            "ppo.train_batch_size": self.ppo.train_batch_size,
+            "ray.num_envs_per_env_runner": self.ray.num_envs_per_env_runner, "ray.torch_threads": self.ray.torch_threads,
+        })
         if self.ppo.batch_size > self.ppo.train_batch_size:
             raise ConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must not exceed ppo.train_batch_size ({self.ppo.train_batch_size})"
@@ -137,27 +127,6 @@ class RLlibConfig:
             raise ConfigError("ray.num_env_runners and ray.num_learners must be >= 0")
         if self.ray.rollout_fragment_length < 0:
             raise ConfigError(f"ray.rollout_fragment_length must be >= 0 (0: auto), got {self.ray.rollout_fragment_length}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be >= 0, got {self.seed}")
-        if self.eval.games < 0:
-            raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {self.eval.games}")
-        if not self.env.num_players:
-            raise ConfigError("env.num_players must list at least one player count, e.g. [2]")
-        if not self.ppo.net_arch:
-            raise ConfigError("ppo.net_arch must list at least one hidden layer size, e.g. [128, 128]")
-        if not 0 < self.ppo.gamma <= 1 or not 0 <= self.ppo.gae_lambda <= 1:
-            raise ConfigError(f"ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1], got {self.ppo.gamma}, {self.ppo.gae_lambda}")
-        if not 0 <= self.opponents.anneal_fraction <= 1:
-            raise ConfigError(f"opponents.anneal_fraction must be in [0, 1], got {self.opponents.anneal_fraction}")
-        for key in ("weights_start", "weights_end"):
-            weights = getattr(self.opponents, key)
-            if any(v < 0 for v in weights.values()):
-                raise ConfigError(f"opponents.{key} weights must be >= 0, got {weights}")
-            if sum(v for k, v in weights.items() if k != SELF) <= 0:
-                raise ConfigError(
-                    f"opponents.{key} needs a positive weight on at least one baseline (the '{SELF}' pool is empty "
-                    f"until the first snapshot), got {weights}"
-                )
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -9,7 +9,9 @@ Lines, all in one run on an embedded local Ray (on loopback):
   the opponents acting through their RLModules, the opponent mix at its start weights), timed
   from the driver: env steps and agent steps per second, all runners together.
 * ``train, R runners``: ``algo.train()`` iterations (sampling plus the PPO update, in the driver
-  process since ``num_learners=0``): learner decisions per second.
+  process since ``num_learners=0``): learner decisions per second; and the update alone
+  (``train_batch_size`` over RLlib's ``learner_update_timer``, the median iteration): how many
+  learner decisions one CPU learner digests per second.
 
 The ratio column divides by ``reference``. Run from the repository root::
 
@@ -83,11 +85,15 @@ def measure(config, runners: int, steps: int, iterations: int) -> dict[str, floa
         before = learner_steps(algo.train())
         t1 = time.perf_counter()
         after = before
+        update_s = []
         for _ in range(iterations):
-            after = learner_steps(algo.train())
+            result = algo.train()
+            update_s.append(float(result["timers"]["learner_update_timer"]))
+            after = learner_steps(result)
         train_wall = time.perf_counter() - t1
         return {"env_steps_per_s": env_steps / wall, "agent_steps_per_s": agent_steps / wall,
-                "train_learner_steps_per_s": (after - before) / train_wall}
+                "train_learner_steps_per_s": (after - before) / train_wall,
+                "update_learner_steps_per_s": config.ppo.train_batch_size / float(np.median(update_s))}
     finally:
         algo.stop()
 
@@ -119,11 +125,13 @@ def main() -> None:
     print(f"RLlib sampling, {config.env.name} {config.env.num_players[0]} players, "
           f"{config.ray.num_envs_per_env_runner} envs per runner; {platform.machine()}, {os.cpu_count()} CPUs, "
           f"load {open('/proc/loadavg').read().split()[0]}")
-    print(f"{'line':<12} {'env steps/s':>12} {'agent steps/s':>14} {'x reference':>12} {'train learner steps/s':>22}")
+    print(f"{'line':<12} {'env steps/s':>12} {'agent steps/s':>14} {'x reference':>12} {'train learner steps/s':>22} "
+          f"{'update learner steps/s':>23}")
     for name, row in rows.items():
-        train = row.get("train_learner_steps_per_s")
+        train, update = row.get("train_learner_steps_per_s"), row.get("update_learner_steps_per_s")
         print(f"{name:<12} {row['env_steps_per_s']:>12,.0f} {row['agent_steps_per_s']:>14,.0f} "
-              f"{row['env_steps_per_s'] / ref:>12.2f} {'' if train is None else f'{train:,.0f}':>22}")
+              f"{row['env_steps_per_s'] / ref:>12.2f} {'' if train is None else f'{train:,.0f}':>22} "
+              f"{'' if update is None else f'{update:,.0f}':>23}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -60,6 +60,13 @@ def test_two_iterations_write_progress_checkpoints_and_evaluation(trained_run):
     assert [r["node_ip"].startswith("127.") for r in summary["env_runners"]] == [True]
     assert summary["env_runners"][0]["env_steps"] >= 512
     assert (trained_run / "checkpoints" / "algo").is_dir()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    board = EventAccumulator(str(trained_run / "tb"))
+    board.Reload()
+    tags = set(board.Tags()["scalars"])
+    assert {"rllib/learner_steps_per_s", "selfplay/train_winrate", "selfplay/winrate_vs_heuristic"} <= tags, tags
+    assert len(board.Scalars("rllib/learner_steps_per_s")) == 2
     assert sorted(p.name for p in (trained_run / "checkpoints").glob("learner_*"))
 
 

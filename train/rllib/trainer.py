@@ -6,6 +6,7 @@ A run lives in ``<runs_dir>/<run_name>/``::
 
     config.yaml             the resolved config (``train.rllib.config.load_rllib_config`` reads it)
     progress.jsonl          one line per iteration: steps, throughput, returns, league results
+    tb/                     the same figures for TensorBoard (``rllib/...``, ``selfplay/...``)
     eval_history.jsonl      every evaluation's win rates (``train.callbacks.Evaluator``'s format)
     checkpoints/algo/       the newest full RLlib algorithm checkpoint (``Algorithm.from_checkpoint``)
     checkpoints/learner_<steps>/  the learning module at that step, exported as a suite agent
@@ -282,6 +283,7 @@ def train_rllib(config: RLlibConfig) -> Path:
         evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game, config.seed,
                               run_dir / "eval_history.jsonl")
         progress = (run_dir / "progress.jsonl").open("a")
+        board = tensorboard_writer(run_dir / "tb")
         t0 = time.perf_counter()
         steps = env_steps = 0
         next_snapshot = config.opponents.snapshot_every
@@ -327,6 +329,7 @@ def train_rllib(config: RLlibConfig) -> Path:
                 line["eval"] = last_eval
                 next_eval = steps + config.eval.every
             progress.write(json.dumps(line) + "\n")
+            log_scalars(board, line, result, steps)
             progress.flush()
             say(f"[rllib] iter {iteration}: {steps:,} learner steps, {line['learner_steps_per_s']:,.0f}/s"
                 + (f", train win rate {line['train_winrate']:.2f}" if recorded else "")
@@ -335,6 +338,8 @@ def train_rllib(config: RLlibConfig) -> Path:
                 save_checkpoint(algo, config, run_dir, steps)
                 next_checkpoint = steps + config.checkpoint_every
         progress.close()
+        if board is not None:
+            board.close()
         wall = time.perf_counter() - t0
         # Where the samples came from: one entry per env runner (its node and what it sampled).
         runners = algo.env_runner_group.foreach_env_runner(lambda runner: league.sampled(), local_env_runner=False)
@@ -357,6 +362,37 @@ def train_rllib(config: RLlibConfig) -> Path:
             import ray
 
             ray.shutdown()
+
+
+def tensorboard_writer(path: Path) -> Any:
+    """A TensorBoard writer for ``tb/`` (``tensorboard --logdir runs``), or None without tensorboard."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is in the train extra
+        return None
+    return SummaryWriter(str(path))
+
+
+def log_scalars(board: Any, line: dict[str, Any], result: dict[str, Any], steps: int) -> None:
+    """One iteration's figures under ``rllib/`` (the SB3 trainer's ``selfplay/`` names where they mean the same)."""
+    if board is None:
+        return
+    scalars = {
+        "rllib/learner_steps_per_s": line["learner_steps_per_s"], "rllib/sample_s": line["sample_s"],
+        "rllib/update_s": line["update_s"],
+    }
+    returns = result.get("env_runners", {}).get("module_episode_returns_mean", {})
+    if "learner" in returns:
+        scalars["rllib/learner_episode_return"] = returns["learner"]
+    if line.get("train_winrate") is not None:
+        scalars["selfplay/train_winrate"] = line["train_winrate"]
+    for name, weight in line["weights"].items():
+        scalars[f"selfplay/weight_{name}"] = weight
+    for name, winrate in line.get("eval", {}).items():
+        scalars[f"selfplay/winrate_vs_{name}"] = winrate
+    for key, value in scalars.items():
+        board.add_scalar(key, float(value), steps)
+    board.flush()
 
 
 def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, steps: int) -> None:

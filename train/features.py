@@ -126,14 +126,26 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
     def _fast_path(self) -> bool:
         return self._fast
 
+    def nonzero_columns(self, features: torch.Tensor) -> torch.Tensor | None:
+        """The feature columns nonzero somewhere in ``features``, or None when over ``SPARSE_FRACTION`` are."""
+        columns = torch.nonzero(features.abs().sum(dim=0) != 0).squeeze(1)  # NaN != 0: a NaN column stays
+        return columns if columns.numel() <= SPARSE_FRACTION * features.shape[1] else None
+
     def latents(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``mlp_extractor(features)``, the two first layers as one product over the nonzero columns."""
+        columns = self.nonzero_columns(features)
+        if columns is not None:
+            features = features.index_select(1, columns)
+        return self.latents_of_columns(features, columns)
+
+    def latents_of_columns(self, features: torch.Tensor,
+                           columns: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`latents` of features already cut to ``columns`` (None: all of them); the columns
+        left out must be zero in these rows."""
         pi0, vf0 = self._firsts
         weight = torch.cat([pi0.weight, vf0.weight])
         bias = torch.cat([pi0.bias, vf0.bias])
-        columns = torch.nonzero(features.abs().sum(dim=0) != 0).squeeze(1)  # NaN != 0: a NaN column stays
-        if columns.numel() <= SPARSE_FRACTION * features.shape[1]:
-            features = features.index_select(1, columns)
+        if columns is not None:
             weight = weight.index_select(1, columns)
         hidden = torch.addmm(bias, features, weight.t())
         latent_pi, latent_vf = hidden.split([pi0.out_features, vf0.out_features], dim=1)
@@ -162,12 +174,27 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
                          action_masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         if action_masks is None or not self._fast_path():
             return super().evaluate_actions(obs, actions, action_masks)
-        latent_pi, latent_vf = self.latents(self.extract_features(obs))
+        return self.evaluate_latents(*self.latents(self.extract_features(obs)), actions, action_masks)
+
+    def evaluate_latents(self, latent_pi: torch.Tensor, latent_vf: torch.Tensor, actions: torch.Tensor,
+                         action_masks: Any, fused: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The rest of :meth:`evaluate_actions` from the latents: values, log-probabilities, entropies.
+
+        ``fused`` (the PPO update, ``train.fast_ppo``): the masked log-probabilities as one
+        ``log_softmax`` of the masked logits and the probabilities as their ``exp``, the same
+        functions as the stock two normalisations and ``softmax`` in fewer operations (they agree
+        to float rounding, ~5e-7, not bit for bit; the rollout's sampling keeps the stock ones).
+        """
         logits = self.action_net(latent_pi).view(-1, self.action_dist.action_dim)
-        masks, log_p = masked_log_probs(logits, action_masks)
+        if fused:
+            masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+            log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
+            p_log_p = log_p * log_p.exp()
+        else:
+            masks, log_p = masked_log_probs(logits, action_masks)
+            p_log_p = log_p * torch.softmax(log_p, dim=-1)
         log_prob = log_p.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
         # MaskableCategorical.entropy: masked actions contribute exactly 0
-        p_log_p = log_p * torch.softmax(log_p, dim=-1)
         entropy = -torch.where(masks, p_log_p, torch.tensor(0.0, device=log_p.device)).sum(-1)
         return self.value_net(latent_vf), log_prob, entropy
 
@@ -178,8 +205,13 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     converting seven arrays per minibatch."""
 
     def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:  # type: ignore[override]
+        tensors = self.rollout_tensors()
+        for rows in self.minibatch_rows(batch_size):
+            yield MaskableRolloutBufferSamples(*(t.index_select(0, rows) for t in tensors))
+
+    def rollout_tensors(self) -> list[torch.Tensor]:
+        """The whole rollout as the seven tensors of ``MaskableRolloutBufferSamples``, rows in ``get``'s numbering."""
         assert self.full, ""
-        indices = np.random.permutation(self.buffer_size * self.n_envs)
         if not self.generator_ready:
             for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                 self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
@@ -189,9 +221,14 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
                 self.to_torch(self.log_probs.flatten()), self.to_torch(self.advantages.flatten()),
                 self.to_torch(self.returns.flatten()), self.to_torch(self.action_masks.reshape(-1, self.mask_dims)),
             ]
+        return self._tensors
+
+    def minibatch_rows(self, batch_size: int | None = None) -> Generator[torch.Tensor, None, None]:
+        """The rows of each of ``get``'s minibatches: one ``np.random.permutation`` per pass, as the stock ``get``."""
+        assert self.full, ""
+        size = self.buffer_size * self.n_envs
+        order = torch.as_tensor(np.random.permutation(size), device=self.device)
         if batch_size is None:
-            batch_size = self.buffer_size * self.n_envs
-        order = torch.as_tensor(indices, device=self.device)
-        for start in range(0, self.buffer_size * self.n_envs, batch_size):
-            rows = order[start: start + batch_size]
-            yield MaskableRolloutBufferSamples(*(t.index_select(0, rows) for t in self._tensors))
+            batch_size = size
+        for start in range(0, size, batch_size):
+            yield order[start: start + batch_size]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CONFIG = "configs/fight5_selfplay_batched.yaml"
-"""The default recipe: 2-player Fight 5 on the batched engine, about ten minutes on 2 cores."""
+"""The default recipe: 2-player Fight 5 on the batched engine, about five minutes on 2 cores."""
 DEFAULT_RLLIB_CONFIG = "configs/rllib_fight5.yaml"
 BASELINES = ("random", "greedy", "heuristic")
 

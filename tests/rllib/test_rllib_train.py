@@ -185,3 +185,30 @@ def test_every_game_samples_through_rllibs_env_runner(local_ray, overrides):
         assert len(results) == len(done) and all(0.0 <= credit <= 1.0 for _, credit in results)
     finally:
         algo.stop()
+
+
+def test_a_run_resumes_from_its_checkpoint(trained_run):
+    """resume=<run> continues the counters, the league's snapshots and the evaluation history."""
+    import shutil
+
+    from train.rllib.trainer import train_rllib
+
+    run = trained_run.parent / "tiny_resumed"
+    shutil.copytree(trained_run, run)
+    before = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    league_before = json.loads((run / "league_state.json").read_text())
+    assert league_before["snapshots"], "the tiny run took a snapshot"
+    config = load_rllib_config(None, [f"resume={run}", "total_timesteps=768"])
+    assert config.run_name == "tiny" and config.ppo.net_arch == [32]  # the run's own config is the base
+    train_rllib(config)
+    after = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    assert len(after) == len(before) + 1
+    assert after[-1]["learner_steps"] > before[-1]["learner_steps"] >= 512
+    assert after[-1]["iteration"] == before[-1]["iteration"] + 1
+    league_after = json.loads((run / "league_state.json").read_text())
+    assert league_after["snapshots"][: len(league_before["snapshots"])] == league_before["snapshots"]
+    assert json.loads((run / "summary.json").read_text())["resumed_from"] == before[-1]["learner_steps"]
+    with pytest.raises(ConfigError, match="cannot change the game or the network"):
+        train_rllib(load_rllib_config(None, [f"resume={run}", "ppo.net_arch=[64]", "total_timesteps=2000"]))
+    with pytest.raises(ConfigError, match="resume takes a run directory"):
+        load_rllib_config(None, [f"resume={run / 'nope'}"])

@@ -96,6 +96,9 @@ class RLlibConfig:
 
     run_name: str | None = None
     runs_dir: str = "runs"
+    resume: str | None = None
+    """A run directory to continue from its newest checkpoint (``checkpoints/algo``); its own
+    ``config.yaml`` is then the base, and the overrides apply on top (``env`` and ``ppo`` may not change)."""
     seed: int = 0
     total_timesteps: int = 200_000
     """Learner decisions (the learning module's agent steps) to train for."""
@@ -134,13 +137,24 @@ class RLlibConfig:
 
 
 def load_rllib_config(path: str | Path | None = None, overrides: list[str] | None = None) -> RLlibConfig:
-    """The config from YAML ``path`` (None: the defaults) with ``key=value`` ``overrides`` applied."""
+    """The config from YAML ``path`` (None: the defaults) with ``key=value`` ``overrides`` applied.
+
+    With ``resume=<run dir>`` (in the overrides or the file), the run's saved ``config.yaml`` is
+    the base instead of ``path``; the other overrides apply on top (e.g. a larger ``total_timesteps``).
+    """
+    parsed = [_split_override(text) for text in overrides or []]
+    base = _read_yaml(Path(path)) if path is not None else {}
+    resume = next((v for k, v in parsed if k == "resume"), None) or base.get("resume")
+    if resume:
+        saved = Path(str(resume)) / "config.yaml"
+        if not saved.is_file():
+            raise ConfigError(f"resume={resume!r}: no {saved}; resume takes a run directory written by train-rllib")
+        base = _read_yaml(saved)
     config = RLlibConfig()
-    if path is not None:
-        _fill(config, _read_yaml(Path(path)), "")
-    for text in overrides or []:
-        key, value = _split_override(text)
+    _fill(config, base, "")
+    for key, value in parsed:
         set_value(config, key, value)  # type: ignore[arg-type]  (walks any config dataclass)
+    config.resume = str(resume) if resume else None
     return config.validate()
 
 

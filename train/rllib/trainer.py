@@ -35,7 +35,7 @@ from typing import Any
 
 from fight_envs.core.errors import ConfigError
 from train.config import SELF
-from train.rllib.config import RLlibConfig, save_rllib_config
+from train.rllib.config import RLlibConfig, load_rllib_config, save_rllib_config
 
 ENV_NAME = "fight_envs_rllib"
 EMBEDDED_NODE_IP = "127.0.0.2"
@@ -224,7 +224,24 @@ def copy_learner_to_slot(algo: Any, slot: str) -> None:
 
 
 # ---------------------------------------------------------------- the run
+FIXED_SECTIONS = ("env", "ppo")
+"""Config sections that define the learning problem and the network: a resumed run keeps them."""
+LEAGUE_STATE = "league_state.json"
+
+
 def prepare_run_dir(config: RLlibConfig) -> Path:
+    if config.resume:
+        run_dir = Path(config.resume)
+        if not (run_dir / "checkpoints" / "algo").is_dir() or not (run_dir / LEAGUE_STATE).is_file():
+            raise ConfigError(f"resume={config.resume!r}: no checkpoints/algo and {LEAGUE_STATE} in it to resume from")
+        saved = load_rllib_config(run_dir / "config.yaml")
+        changed = [f"{section}.{key}: {getattr(getattr(saved, section), key)!r} -> {value!r}"
+                   for section in FIXED_SECTIONS for key, value in vars(getattr(config, section)).items()
+                   if getattr(getattr(saved, section), key) != value]
+        if changed:
+            raise ConfigError(f"resume={config.resume!r} cannot change the game or the network: {'; '.join(changed)}")
+        save_rllib_config(dataclasses.replace(config, resume=None, run_name=run_dir.name), run_dir / "config.yaml")
+        return run_dir
     name = config.run_name or f"{game_of(config.env.name)}_rllib_s{config.seed}_{time.strftime('%Y%m%d_%H%M%S')}"
     run_dir = Path(config.runs_dir) / name
     if run_dir.exists() and any(run_dir.iterdir()):
@@ -269,6 +286,11 @@ def train_rllib(config: RLlibConfig) -> Path:
     pool = OpponentPool(run_dir / "pool", config.opponents, game, config.total_timesteps)
     _, baselines, slots = module_ids(config)
     slot_of: dict[str, str] = {}  # pool entry id (self@<step>) -> module id
+    start_steps = 0
+    if config.resume:
+        start_steps = load_league_state(run_dir / LEAGUE_STATE, pool)
+        slot_of = {entry.id: entry.spec for entry in pool.active_snapshots()}
+        say(f"[rllib] resuming from {start_steps:,} learner steps, {len(slot_of)} snapshots in the pool")
 
     def module_weights(step: int) -> dict[str, float]:
         return {slot_of.get(k, k): w for k, w in pool.weights(step).items()}
@@ -278,24 +300,35 @@ def train_rllib(config: RLlibConfig) -> Path:
     try:
         register_fight_env(config.env.name, config.ray.env_api, config.env.env_options(), config.env.num_players)
         algo = build_algorithm_config(config).build_algo()
-        league.set_weights(module_weights(0))
-        algo.env_runner_group.foreach_env_runner(lambda runner, w=module_weights(0): league.sync(w), local_env_runner=True)
+        if config.resume:
+            algo.restore_from_path(str((run_dir / "checkpoints" / "algo").resolve()))
+        league.set_weights(module_weights(start_steps))
+        algo.env_runner_group.foreach_env_runner(lambda runner, w=module_weights(start_steps): league.sync(w),
+                                                 local_env_runner=True)
         evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game, config.seed,
                               run_dir / "eval_history.jsonl")
         progress = (run_dir / "progress.jsonl").open("a")
         board = tensorboard_writer(run_dir / "tb")
         t0 = time.perf_counter()
-        steps = env_steps = 0
-        next_snapshot = config.opponents.snapshot_every
-        next_checkpoint = config.checkpoint_every
-        next_eval = config.eval.every
+        steps, env_steps = start_steps, 0
+        last_snapshot = max((e.step for e in pool.snapshots), default=0)
+        next_snapshot = last_snapshot + config.opponents.snapshot_every
+        next_checkpoint = steps + config.checkpoint_every
+        next_eval = (max((r["step"] for r in evaluator.history), default=0) + config.eval.every
+                     if evaluator.history else config.eval.every)
         last_eval: dict[str, float] = {}
         iteration = 0
+        start_env_steps = None
+        offset = None  # RLlib restores its step counters with the checkpoint; if not, count on from the saved steps
         while steps < config.total_timesteps:
             result = algo.train()
-            iteration += 1
-            steps = learner_steps(result)
+            iteration = int(getattr(algo, "iteration", iteration + 1))  # restored with a resumed checkpoint
+            if offset is None:
+                offset = start_steps if learner_steps(result) < start_steps else 0
+            steps = offset + learner_steps(result)
             env_steps = int(result["env_runners"].get("num_env_steps_sampled_lifetime", 0))
+            if start_env_steps is None:  # this session's first iteration: what the restored counter held before it
+                start_env_steps = env_steps - int(result["env_runners"].get("num_env_steps_sampled", 0))
             weights = module_weights(steps)
             reports = algo.env_runner_group.foreach_env_runner(lambda runner, w=weights: league.sync(w),
                                                                local_env_runner=True)
@@ -315,7 +348,7 @@ def train_rllib(config: RLlibConfig) -> Path:
             wall = time.perf_counter() - t0
             line = {
                 "iteration": iteration, "learner_steps": steps, "env_steps": env_steps, "wall_s": round(wall, 2),
-                "learner_steps_per_s": round(steps / wall, 1), "games": len(recorded),
+                "learner_steps_per_s": round((steps - start_steps) / wall, 1), "games": len(recorded),
                 # this iteration's seconds sampling (all env runners, in parallel) and updating
                 "sample_s": round(float(result.get("timers", {}).get("env_runner_sampling_timer", 0.0)), 3),
                 "update_s": round(float(result.get("timers", {}).get("learner_update_timer", 0.0)), 3),
@@ -335,7 +368,7 @@ def train_rllib(config: RLlibConfig) -> Path:
                 + (f", train win rate {line['train_winrate']:.2f}" if recorded else "")
                 + (f", eval {last_eval}" if "eval" in line else ""))
             if steps >= next_checkpoint:
-                save_checkpoint(algo, config, run_dir, steps)
+                save_checkpoint(algo, config, run_dir, steps, pool)
                 next_checkpoint = steps + config.checkpoint_every
         progress.close()
         if board is not None:
@@ -343,11 +376,12 @@ def train_rllib(config: RLlibConfig) -> Path:
         wall = time.perf_counter() - t0
         # Where the samples came from: one entry per env runner (its node and what it sampled).
         runners = algo.env_runner_group.foreach_env_runner(lambda runner: league.sampled(), local_env_runner=False)
-        save_checkpoint(algo, config, run_dir, steps)
+        save_checkpoint(algo, config, run_dir, steps, pool)
         export_learner(algo, config, run_dir / "final", steps, f"{run_dir.name}@{steps}")
         summary = {
             "learner_steps": steps, "env_steps": env_steps, "iterations": iteration, "wall_s": round(wall, 1),
-            "learner_steps_per_s": round(steps / wall, 1), "env_steps_per_s": round(env_steps / wall, 1),
+            "learner_steps_per_s": round((steps - start_steps) / wall, 1),
+            "env_steps_per_s": round((env_steps - start_env_steps) / wall, 1), "resumed_from": start_steps,
             "num_env_runners": config.ray.num_env_runners, "num_learners": config.ray.num_learners,
             "env_runners": runners, "last_eval": last_eval, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
             "ray_address": config.ray.address or f"embedded ({config.ray.node_ip_address or embedded_node_ip() or 'loopback'})",
@@ -395,7 +429,24 @@ def log_scalars(board: Any, line: dict[str, Any], result: dict[str, Any], steps:
     board.flush()
 
 
-def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, steps: int) -> None:
-    """The newest full algorithm checkpoint (replaced), and the learner exported at this step."""
+def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, steps: int, pool: Any) -> None:
+    """The newest full algorithm checkpoint (replaced), the league's state, and the learner exported at this step."""
     algo.save_to_path(str((run_dir / "checkpoints" / "algo").resolve()))
+    state = {"learner_steps": steps, "snapshots": [vars(s) for s in pool.snapshots],
+             "results": {k: list(v) for k, v in pool.results.items()}}
+    tmp = run_dir / (LEAGUE_STATE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=1))
+    os.replace(tmp, run_dir / LEAGUE_STATE)  # never half-written next to a newer algo checkpoint
     export_learner(algo, config, run_dir / "checkpoints" / f"learner_{steps:010d}", steps, f"{run_dir.name}@{steps}")
+
+
+def load_league_state(path: Path, pool: Any) -> int:
+    """Restore the pool's snapshots (their module slots) and recent results; returns the saved learner steps."""
+    from collections import deque
+
+    from train.opponents import PoolEntry
+
+    state = json.loads(path.read_text())
+    pool.snapshots = [PoolEntry(**s) for s in state["snapshots"]]
+    pool.results = {k: deque(v, maxlen=pool.config.winrate_window) for k, v in state["results"].items()}
+    return int(state["learner_steps"])

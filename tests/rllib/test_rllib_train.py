@@ -210,5 +210,9 @@ def test_a_run_resumes_from_its_checkpoint(trained_run):
     assert json.loads((run / "summary.json").read_text())["resumed_from"] == before[-1]["learner_steps"]
     with pytest.raises(ConfigError, match="cannot change the game or the network"):
         train_rllib(load_rllib_config(None, [f"resume={run}", "ppo.net_arch=[64]", "total_timesteps=2000"]))
+    saved = (run / "config.yaml").read_text()
+    with pytest.raises(ConfigError, match="pass a larger total_timesteps"):
+        train_rllib(load_rllib_config(None, [f"resume={run}", "total_timesteps=600"]))
+    assert (run / "config.yaml").read_text() == saved, "a refused resume leaves the run as it was"
     with pytest.raises(ConfigError, match="resume takes a run directory"):
         load_rllib_config(None, [f"resume={run / 'nope'}"])

@@ -240,6 +240,10 @@ def prepare_run_dir(config: RLlibConfig) -> Path:
                    if getattr(getattr(saved, section), key) != value]
         if changed:
             raise ConfigError(f"resume={config.resume!r} cannot change the game or the network: {'; '.join(changed)}")
+        done = int(json.loads((run_dir / LEAGUE_STATE).read_text())["learner_steps"])
+        if done >= config.total_timesteps:
+            raise ConfigError(f"resume={config.resume!r}: the run is at {done:,} learner steps already; "
+                              f"pass a larger total_timesteps (now {config.total_timesteps:,})")
         save_rllib_config(dataclasses.replace(config, resume=None, run_name=run_dir.name), run_dir / "config.yaml")
         return run_dir
     name = config.run_name or f"{game_of(config.env.name)}_rllib_s{config.seed}_{time.strftime('%Y%m%d_%H%M%S')}"
@@ -381,7 +385,7 @@ def train_rllib(config: RLlibConfig) -> Path:
         summary = {
             "learner_steps": steps, "env_steps": env_steps, "iterations": iteration, "wall_s": round(wall, 1),
             "learner_steps_per_s": round((steps - start_steps) / wall, 1),
-            "env_steps_per_s": round((env_steps - start_env_steps) / wall, 1), "resumed_from": start_steps,
+            "env_steps_per_s": round((env_steps - (start_env_steps or 0)) / wall, 1), "resumed_from": start_steps,
             "num_env_runners": config.ray.num_env_runners, "num_learners": config.ray.num_learners,
             "env_runners": runners, "last_eval": last_eval, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
             "ray_address": config.ray.address or f"embedded ({config.ray.node_ip_address or embedded_node_ip() or 'loopback'})",

@@ -233,11 +233,12 @@ def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:
 
 
 # ---------------------------------------------------------------- loading
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None, factory: Any = None) -> Any:
     """The config from YAML ``path`` (None: the defaults) with ``key=value`` ``overrides`` applied.
 
     When ``resume`` is set (in the overrides or the file), the resumed run's ``config.yaml``
     replaces ``path`` as the base; the overrides, ``resume`` included, apply on top.
+    ``factory`` builds the empty config (default :class:`Config`; the RLlib trainer passes its own).
     """
     parsed = [_split_override(o) for o in overrides or []]
     resume = next((v for k, v in parsed if k == "resume"), None)
@@ -251,7 +252,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not saved.is_file():
             raise ConfigError(f"resume={resume!r}: no {saved}; resume takes a run directory written by training (runs/<run_name>)")
         base = _read_yaml(saved)
-    config = from_dict(base)
+    config = (factory or Config)()
+    _fill(config, base, "")
     for key, value in parsed:
         set_value(config, key, value)
     if resume is not None:
@@ -280,13 +282,6 @@ def _split_override(text: str) -> tuple[str, Any]:
     except yaml.YAMLError as e:
         raise ConfigError(f"override {text!r}: the value is not valid YAML ({e})") from e
     return key, value
-
-
-def from_dict(data: dict[str, Any]) -> Config:
-    """A Config from nested plain data (e.g. parsed YAML); unknown keys raise ConfigError."""
-    config = Config()
-    _fill(config, data, "")
-    return config
 
 
 def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:

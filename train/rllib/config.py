@@ -27,10 +27,7 @@ from train.config import (
     EvalConfig,
     OpponentConfig,
     PPOHyperparameters,
-    _fill,
-    _read_yaml,
-    _split_override,
-    set_value,
+    load_config,
     validate_common,
 )
 
@@ -141,21 +138,9 @@ def load_rllib_config(path: str | Path | None = None, overrides: list[str] | Non
 
     With ``resume=<run dir>`` (in the overrides or the file), the run's saved ``config.yaml`` is
     the base instead of ``path``; the other overrides apply on top (e.g. a larger ``total_timesteps``).
+    The SB3 trainer's loader (``train.config.load_config``), building this config instead.
     """
-    parsed = [_split_override(text) for text in overrides or []]
-    base = _read_yaml(Path(path)) if path is not None else {}
-    resume = next((v for k, v in parsed if k == "resume"), None) or base.get("resume")
-    if resume:
-        saved = Path(str(resume)) / "config.yaml"
-        if not saved.is_file():
-            raise ConfigError(f"resume={resume!r}: no {saved}; resume takes a run directory written by train-rllib")
-        base = _read_yaml(saved)
-    config = RLlibConfig()
-    _fill(config, base, "")
-    for key, value in parsed:
-        set_value(config, key, value)  # type: ignore[arg-type]  (walks any config dataclass)
-    config.resume = str(resume) if resume else None
-    return config.validate()
+    return load_config(path, overrides, factory=RLlibConfig)
 
 
 def save_rllib_config(config: RLlibConfig, path: str | Path) -> None:

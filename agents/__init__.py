@@ -5,11 +5,11 @@ checkpoints and humans, plus the arena that plays them against each other.
 engine internals. It ships in the wheel beside ``fight_envs`` and ``train``.
 """
 
-from agents.base import Agent, RandomAgent
-from agents.evaluate import evaluate, format_table, versus_baseline
-from agents.fight5 import Fight5View, GreedyAgent, HeuristicAgent
-from agents.registry import list_agents, make_agent
-from agents.tournament import round_robin
+from fight_envs.agents.base import Agent, RandomAgent
+from fight_envs.agents.evaluate import evaluate, format_table, versus_baseline
+from fight_envs.agents.fight5 import Fight5View, GreedyAgent, HeuristicAgent
+from fight_envs.agents.registry import list_agents, make_agent
+from fight_envs.agents.tournament import round_robin
 
 __all__ = [
     "Agent",

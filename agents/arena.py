@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 
 
 @dataclass

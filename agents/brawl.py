@@ -4,8 +4,8 @@ The agents act from the observation vector and the action mask alone, as a train
 :class:`BrawlView` decodes the vector (layout: the docstring of
 ``fight_envs.games.brawl.observe``) into named fields.
 
-Agents: ``random`` (uniform legal, :class:`agents.base.RandomAgent`) and ``heuristic``
-(:class:`HeuristicAgent`). Measured with ``agents.evaluate.evaluate`` (duplicate deals, every
+Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`) and ``heuristic``
+(:class:`HeuristicAgent`). Measured with ``fight_envs.agents.evaluate.evaluate`` (duplicate deals, every
 seat rotation, default env options: CHAOS windows for holders, ``reward="rank"``), one
 heuristic against random fighters, seed 11, win rate (first place; 1/k for a place shared by k)
 with 95% normal intervals over deals:
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent
+from fight_envs.agents.base import Agent, RandomAgent
 from fight_envs.games.brawl.cards import (
     BLOCK,
     CHAOS,

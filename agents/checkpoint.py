@@ -8,7 +8,7 @@ what it was trained on: game, env, player counts, observation shape, action coun
 missing file, a file that is not a checkpoint, a checkpoint of another game, or one whose
 observation shape or action count no longer matches the game's env.
 
-:class:`PolicyAgent` plays a masked actor-critic policy through the ``agents.base.Agent``
+:class:`PolicyAgent` plays a masked actor-critic policy through the ``fight_envs.agents.base.Agent``
 protocol. A plain MLP actor (SB3's default ``MlpPolicy``) is copied out of its modules and
 evaluated as bare matrix products: a single decision in numpy, about four times faster than a
 torch call of the same network, which matters for opponents stepped one decision at a time
@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 
 CHECKPOINT_FORMAT = "fight-envs-checkpoint"
 CHECKPOINT_FORMAT_VERSION = 1

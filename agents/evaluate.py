@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import play_game
-from agents.base import Agent
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.base import Agent
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""

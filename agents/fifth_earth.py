@@ -1,4 +1,4 @@
-"""Scripted Fifth-Earth baselines: ``random`` (:class:`agents.base.RandomAgent`) and ``heuristic``.
+"""Scripted Fifth-Earth baselines: ``random`` (:class:`fight_envs.agents.base.RandomAgent`) and ``heuristic``.
 
 The heuristic acts from the observation vector and the action mask alone, exactly as a trained
 policy does, decoding the vector with the layout of ``fight_envs.games.fifth_earth.observe``.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent
+from fight_envs.agents.base import Agent, RandomAgent
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, NUM_CHARACTERS, NUM_STAGES, card_id
 from fight_envs.games.fifth_earth.observe import COUNT_SCALE, OBS_SLICES, PLAYER_SIZE, PLAYER_SLICES, PLAYERS_START
 from fight_envs.games.fifth_earth.rules import (
@@ -59,7 +59,7 @@ class HeuristicAgent(Agent):
     anyway, and against a run it sacrifices instead of feeding it power. **Challenging**: the
     opponent with the fewest cards in hand. **Destination**: the first offered (trophies only).
 
-    Measured strength of v3 (``agents.evaluate.versus_baseline``: duplicate deals, every seat
+    Measured strength of v3 (``fight_envs.agents.evaluate.versus_baseline``: duplicate deals, every seat
     rotation, default options: one destination, knockout, won cards to the hand, ties to the first
     layer, out of cards = empty hand; win rate = 1 per sole win, 1/k per shared win; 95% normal
     interval over per-deal means), one heuristic against n-1 random agents:

@@ -4,7 +4,7 @@ Every agent here acts from the observation vector and the action mask alone, exa
 trained policy does; :class:`Fight5View` decodes the vector (layout: the docstring of
 ``fight_envs.games.fight5.observe``) into named, integer-valued fields.
 
-Agents: ``random`` (uniform legal, :class:`agents.base.RandomAgent`), ``greedy``
+Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`), ``greedy``
 (:class:`GreedyAgent`, one-ply) and ``heuristic`` (:class:`HeuristicAgent`, plans each round's
 five placements against the opponents' public remaining cards).
 
@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent
+from fight_envs.agents.base import Agent, RandomAgent
 from fight_envs.games.fight5.cards import DEFAULT_CARDS, NUM_RANKS, RANK_NAMES, RANK_VALUES, STAR
 from fight_envs.games.fight5.observe import CLASH_FEATURES, CLASH_SLICES, MAX_CLASHES, NONE_COLUMN, OBS_SIZE, OBS_SLICES
 from fight_envs.games.fight5.rules import MAX_PLAYERS, MIN_PLAYERS, NO_CARD
@@ -292,7 +292,7 @@ class HeuristicAgent(Agent):
     exact five cards it holds. Points an opponent wins count ``opponent_weight`` as much as mine
     (1 in two-player games, where the game is zero-sum).
 
-    Measured strength of v1 (``agents.evaluate``: duplicate deals, every seat rotation, the
+    Measured strength of v1 (``fight_envs.agents.evaluate``: duplicate deals, every seat rotation, the
     standard game of 3 bouts / 200 points; win rate = 1 per sole win, 1/k per win shared by k;
     95% normal interval over per-deal means), one heuristic against n-1 copies of a baseline:
 

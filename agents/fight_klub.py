@@ -1,4 +1,4 @@
-"""Fight Klub baselines: ``random`` (:class:`agents.base.RandomAgent`) and ``heuristic``.
+"""Fight Klub baselines: ``random`` (:class:`fight_envs.agents.base.RandomAgent`) and ``heuristic``.
 
 :class:`HeuristicAgent` acts from the observation vector and mask alone, like a trained policy
 (layout: ``fight_envs.games.fight_klub.observe``), with a few plain rules:
@@ -12,7 +12,7 @@
 * The Drop's orders: the opponent takes Enhance and Score actions first (so it can answer).
   Clash texts: the one it wins by. Generic costs and burns: the colour it holds most of.
 
-Measured (``agents.evaluate.evaluate(lambda: fight_klub_v0.env(), [HeuristicAgent(0),
+Measured (``fight_envs.agents.evaluate.evaluate(lambda: fight_klub_v0.env(), [HeuristicAgent(0),
 RandomAgent(1)], num_deals=200, seed=0)``: duplicate format, each deal played from both seats,
 decks drawn from the four preconstructed decks; 400 games): heuristic win rate 0.850 (95% CI
 0.815-0.885), 340 wins / 60 losses, damage margin +10.0 per game (95% CI 9.1-10.8). The deck
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 from fight_envs.games.fight_klub.cards import EFFECT_OPS
 from fight_envs.games.fight_klub.observe import FIGHT_CARD_SIZE, FIGHT_SIZE, OBS_SLICES, SUPPORT_SIZE
 from fight_envs.games.fight_klub.rules import (

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 from fight_envs.games.fight5.cards import RANK_NAMES, rank_of
 from fight_envs.games.fight5.observe import OBS_SIZE
 
@@ -65,7 +65,7 @@ class HumanAgent(Agent):
             if text:
                 self.output_fn(text)
         if fight5:
-            from agents.fight5 import Fight5View  # the view lives with the Fight 5 baselines
+            from fight_envs.agents.fight5 import Fight5View  # the view lives with the Fight 5 baselines
 
             self.output_fn(Fight5View.decode(observation).summary())
             choices = ", ".join(RANK_NAMES[a] for a in legal)
@@ -113,15 +113,15 @@ class HumanAgent(Agent):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Play Fight 5 at the terminal: ``python -m agents.human --players 3 --opponent heuristic``."""
+    """Play Fight 5 at the terminal: ``python -m fight_envs.agents.human --players 3 --opponent heuristic``."""
     import argparse
 
-    from agents.arena import play_game
-    from agents.registry import list_agents, make_agent
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.registry import list_agents, make_agent
     from fight_envs import fight5_v0
 
     bots = [name for name in list_agents("fight5") if name != "human"]
-    parser = argparse.ArgumentParser(prog="python -m agents.human", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m fight_envs.agents.human", description=main.__doc__)
     parser.add_argument("--players", type=int, default=2, help="2..5 (you are player_0)")
     parser.add_argument("--opponent", default="heuristic", help=f"{', '.join(bots)} or a checkpoint path")
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.ratings import RatingTable
+from fight_envs.agents.ratings import RatingTable
 
 Series = Sequence[tuple[float, float]]
 """A learning curve: (step, value) points."""

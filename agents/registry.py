@@ -1,9 +1,9 @@
 """Agents by name: ``make_agent("heuristic")``, ``make_agent("runs/x/model.zip")``, ``list_agents()``.
 
 A spec is either a baseline name of the game (``random``, ``greedy``, ``heuristic``, ``human``
-for Fight 5), the path of a trained SB3 checkpoint (a ``.zip``), loaded by ``agents.checkpoint``
+for Fight 5), the path of a trained SB3 checkpoint (a ``.zip``), loaded by ``fight_envs.agents.checkpoint``
 (imported only then, since it needs the ``train`` extra), or an RLlib checkpoint directory,
-loaded by ``agents.rllib_agent`` (the ``rllib`` extra). Game names may carry an env version
+loaded by ``fight_envs.agents.rllib_agent`` (the ``rllib`` extra). Game names may carry an env version
 (``fight5_v0`` is ``fight5``).
 """
 
@@ -13,14 +13,14 @@ import os
 import re
 from collections.abc import Callable
 
-from agents.base import Agent, RandomAgent
+from fight_envs.agents.base import Agent, RandomAgent
 
 CHECKPOINT_SUFFIXES = (".zip", ".pt", ".pth")
 
 
 def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
-    from agents.fight5 import GreedyAgent, HeuristicAgent
-    from agents.human import HumanAgent
+    from fight_envs.agents.fight5 import GreedyAgent, HeuristicAgent
+    from fight_envs.agents.human import HumanAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
@@ -31,7 +31,7 @@ def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 
 def _brawl_factories() -> dict[str, Callable[[int | None], Agent]]:
-    from agents.brawl import HeuristicAgent as BrawlHeuristicAgent
+    from fight_envs.agents.brawl import HeuristicAgent as BrawlHeuristicAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
@@ -40,7 +40,7 @@ def _brawl_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 
 def _fight_klub_factories() -> dict[str, Callable[[int | None], Agent]]:
-    from agents.fight_klub import HeuristicAgent as FightKlubHeuristicAgent
+    from fight_envs.agents.fight_klub import HeuristicAgent as FightKlubHeuristicAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
@@ -49,7 +49,7 @@ def _fight_klub_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 
 def _fifth_earth_factories() -> dict[str, Callable[[int | None], Agent]]:
-    from agents.fifth_earth import HeuristicAgent as FifthEarthHeuristicAgent
+    from fight_envs.agents.fifth_earth import HeuristicAgent as FifthEarthHeuristicAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
@@ -91,7 +91,7 @@ def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agen
     if spec in factories:
         return factories[spec](seed)
     if os.path.isdir(spec):
-        from agents.rllib_agent import is_rllib_checkpoint, load_rllib_agent  # needs the rllib extra
+        from fight_envs.agents.rllib_agent import is_rllib_checkpoint, load_rllib_agent  # needs the rllib extra
 
         if not is_rllib_checkpoint(spec):
             raise ValueError(f"{spec!r} is a directory but not an RLlib checkpoint (no fight_envs_agent.json or learner_group/)")
@@ -99,7 +99,7 @@ def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agen
     if is_checkpoint_spec(spec):
         if not os.path.isfile(spec):
             raise ValueError(f"no checkpoint file at {spec!r}")
-        from agents.checkpoint import load_checkpoint_agent  # needs the train extra; loaded on demand
+        from fight_envs.agents.checkpoint import load_checkpoint_agent  # needs the train extra; loaded on demand
 
         return load_checkpoint_agent(spec, game=game_name(game), seed=seed)
     raise ValueError(

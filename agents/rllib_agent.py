@@ -1,4 +1,4 @@
-"""RLlib-trained policies as suite agents, so they play in ``agents.evaluate``, tournaments and ratings
+"""RLlib-trained policies as suite agents, so they play in ``fight_envs.agents.evaluate``, tournaments and ratings
 beside the SB3 checkpoints and the scripted baselines.
 
 A checkpoint is a directory. ``fight-envs train-rllib`` exports the learning module of each
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 
 METADATA_NAME = "fight_envs_agent.json"
 MODULE_IN_ALGO_CHECKPOINT = ("learner_group", "learner", "rl_module")
@@ -68,7 +68,7 @@ def read_rllib_metadata(path: str | Path) -> dict[str, Any]:
 
 
 class RLlibModuleAgent(Agent):
-    """A torch RLModule with a masked policy head (``train.rllib.modules.MaskedPPOTorchRLModule``) as an Agent."""
+    """A torch RLModule with a masked policy head (``fight_envs.train.rllib.modules.MaskedPPOTorchRLModule``) as an Agent."""
 
     name = "rllib"
     version = 0
@@ -139,9 +139,9 @@ FLOAT_MIN = -3.4e38
 
 
 def numpy_actor(module: Any) -> Any:
-    """``agents.checkpoint``'s numpy actor over an RLlib default PPO module's actor, or None if its
+    """``fight_envs.agents.checkpoint``'s numpy actor over an RLlib default PPO module's actor, or None if its
     shape is not a plain MLP (the agent then calls the module itself)."""
-    from agents.checkpoint import _NumpyActor
+    from fight_envs.agents.checkpoint import _NumpyActor
 
     try:
         encoder = list(module.encoder.actor_encoder.net.mlp)

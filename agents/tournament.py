@@ -1,7 +1,7 @@
 """Round-robin tournaments in the duplicate format, and Elo ratings from them.
 
 Format. With ``n``-seat games, every ``n``-subset of the agents plays one duplicate match
-(:func:`agents.evaluate.evaluate`: each deal once per seat rotation). For two-player games that
+(:func:`fight_envs.agents.evaluate.evaluate`: each deal once per seat rotation). For two-player games that
 is every pair; for ``n > 2`` it is every group of ``n`` (so at least ``n`` agents are needed,
 and ``C(k, n)`` matches are played for ``k`` agents). Within a group the agents sit in the
 order given and rotate cyclically, so each keeps the same neighbours in that match; the
@@ -10,7 +10,7 @@ which makes the comparisons between matches sharper.
 
 Ratings. Each game is turned into pairwise comparisons between every two agents at the table:
 the one with the better return wins, ties in return are broken by final score, and equal both
-ways is a draw. Elo is fitted to all comparisons (:mod:`agents.ratings`), with the bootstrap
+ways is a draw. Elo is fitted to all comparisons (:mod:`fight_envs.agents.ratings`), with the bootstrap
 resampling whole deals within each match.
 """
 
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.evaluate import EvalResult, evaluate
-from agents.ratings import DEFAULT_ANCHOR, DEFAULT_ANCHOR_RATING, RatingTable, elo_ratings
+from fight_envs.agents.base import Agent
+from fight_envs.agents.evaluate import EvalResult, evaluate
+from fight_envs.agents.ratings import DEFAULT_ANCHOR, DEFAULT_ANCHOR_RATING, RatingTable, elo_ratings
 
 
 @dataclass

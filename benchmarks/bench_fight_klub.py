@@ -102,8 +102,8 @@ def throughput(seconds: float) -> list[dict[str, Any]]:
 
 
 def balance(seeds: int) -> dict[str, Any]:
-    from agents.arena import play_game
-    from agents.fight_klub import HeuristicAgent
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.fight_klub import HeuristicAgent
 
     names = list(DEFAULT_POOL.decks)
     env = fight_klub_v0.env()

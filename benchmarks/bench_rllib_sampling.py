@@ -38,7 +38,7 @@ CONFIG = ROOT / "configs" / "rllib_fight5.yaml"
 
 def reference(config, steps: int) -> dict[str, float]:
     from fight_envs.wrappers.rllib import FightMultiAgentEnv
-    from train.rllib.trainer import _adapter_options
+    from fight_envs.train.rllib.trainer import _adapter_options
 
     env = FightMultiAgentEnv(_adapter_options(config, config.env.num_players[0]))
     rng = np.random.default_rng(0)
@@ -57,13 +57,13 @@ def reference(config, steps: int) -> dict[str, float]:
 
 
 def measure(config, runners: int, steps: int, iterations: int) -> dict[str, float]:
-    from train.rllib import league
-    from train.rllib.trainer import build_algorithm_config, learner_steps
+    from fight_envs.train.rllib import league
+    from fight_envs.train.rllib.trainer import build_algorithm_config, learner_steps
 
     config.ray.num_env_runners = runners
     algo = build_algorithm_config(config).build_algo()
     try:
-        from train.opponents import OpponentPool  # the start mix, as a run's first iteration has it
+        from fight_envs.train.opponents import OpponentPool  # the start mix, as a run's first iteration has it
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
@@ -109,8 +109,8 @@ def main() -> None:
     import ray
     import torch
 
-    from train.rllib.config import load_rllib_config
-    from train.rllib.trainer import init_ray, register_fight_env
+    from fight_envs.train.rllib.config import load_rllib_config
+    from fight_envs.train.rllib.trainer import init_ray, register_fight_env
 
     torch.set_num_threads(1)
     config = load_rllib_config(CONFIG, ["eval.games=0"])

@@ -1,6 +1,6 @@
 """Self-play training throughput: the batched Fight 5 engine against SB3's vec envs, in the same run (issue 4).
 
-Each line runs the trainer itself (``train.selfplay.train_main``, MaskablePPO, the opponent
+Each line runs the trainer itself (``fight_envs.train.selfplay.train_main``, MaskablePPO, the opponent
 pool, snapshots, the final checkpoint) for ``--timesteps`` learner decisions and reports
 **environment steps per second, rollout and update together**: ``model.num_timesteps`` over the
 seconds ``model.learn`` took (``summary.json``'s wall time). Evaluation is switched off
@@ -55,8 +55,8 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from train.config import load_config
-from train.selfplay import train_main
+from fight_envs.train.config import load_config
+from fight_envs.train.selfplay import train_main
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = {

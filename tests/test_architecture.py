@@ -24,6 +24,6 @@ def test_rules_engines_import_no_rl_library():
 
 def test_importing_the_envs_loads_neither_torch_nor_ray():
     code = ("import sys, fight_envs; from fight_envs import fight5_v0, brawl_v0, fifth_earth_v0, fight_klub_v0; "
-            "import agents.registry; print(sorted(m for m in ('torch', 'ray', 'stable_baselines3') if m in sys.modules))")
+            "import fight_envs.agents.registry; print(sorted(m for m in ('torch', 'ray', 'stable_baselines3') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.strip() == "[]"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from train.cli import DEFAULT_CONFIG, main, project_root
+from fight_envs.train.cli import DEFAULT_CONFIG, main, project_root
 
 TINY = str(project_root() / "configs" / "fight5_selfplay_tiny.yaml")
 

@@ -1,7 +1,7 @@
 """Self-play rollouts on the batched Fight 5 engine: an SB3 ``VecEnv`` with the opponents inside.
 
 :class:`BatchedFight5VecEnv` is what ``vec_env: batched`` in the training config builds (see
-``train.selfplay.make_vec_env``). sb3-contrib's MaskablePPO trains from it directly: it is a
+``fight_envs.train.selfplay.make_vec_env``). sb3-contrib's MaskablePPO trains from it directly: it is a
 ``VecEnv`` whose observations are the learner's Fight 5 observation vectors (627 floats, the
 PettingZoo env's ``observation``) and whose ``action_masks()`` gives the learner's legal ranks,
 (num_envs, 13) bool.
@@ -18,7 +18,7 @@ the seat per episode; over a rollout the two give the learner the same mix of se
 
 **Opponents** act in batches: for each engine step, one call per distinct opponent policy over
 the games where that policy sits in the acting seat. They come from the self-play pool's
-manifest (``train.opponents.PoolOpponentSampler``, reread whenever the trainer rewrites it), one
+manifest (``fight_envs.train.opponents.PoolOpponentSampler``, reread whenever the trainer rewrites it), one
 opponent drawn per opponent seat per game at the game's start with the pool's weights, as
 ``SingleAgentEnv`` does. The ``random`` baseline is :func:`random_legal_actions` on the whole
 group; stateless scripted baselines (e.g. ``greedy``) and frozen learner snapshots
@@ -65,7 +65,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from agents.base import Agent
+from fight_envs.agents.base import Agent
 from fight_envs.core.errors import ConfigError
 from fight_envs.games.fight5.batched import MAX_SEED, REWARD_MODES, Fight5Batch, random_legal_actions
 from fight_envs.games.fight5.observe import OBS_SIZE
@@ -124,7 +124,7 @@ class _PerGameHandler(_Handler):
         self.agents: dict[tuple[int, int], Agent] = {}
 
     def start_games(self, games: np.ndarray, seat: int, rng: np.random.Generator) -> None:
-        from train.opponents import make_baseline
+        from fight_envs.train.opponents import make_baseline
 
         for g in games.tolist():
             agent = self.agents.get((g, seat))
@@ -143,7 +143,7 @@ class _PerGameHandler(_Handler):
 
 
 def _is_stateful(agent: Agent) -> bool:
-    """Agents with per-game memory clear it in ``reset`` (``agents.base``), so they override it."""
+    """Agents with per-game memory clear it in ``reset`` (``fight_envs.agents.base``), so they override it."""
     return type(agent).reset is not Agent.reset
 
 
@@ -152,7 +152,7 @@ class _OpponentBook:
     to its end, even when the manifest drops them meanwhile)."""
 
     def __init__(self, manifest_path: str | Path | None, rng: np.random.Generator) -> None:
-        from train.opponents import PoolOpponentSampler
+        from fight_envs.train.opponents import PoolOpponentSampler
 
         self.sampler = PoolOpponentSampler(manifest_path) if manifest_path is not None else None
         self.rng = rng
@@ -200,8 +200,8 @@ class _OpponentBook:
     def _code(self, entry: dict[str, Any], game: str, deterministic: bool) -> int:
         if entry["id"] in self.codes:
             return self.codes[entry["id"]]
-        from agents.checkpoint import PolicyAgent, load_policy
-        from train.opponents import make_baseline
+        from fight_envs.agents.checkpoint import PolicyAgent, load_policy
+        from fight_envs.train.opponents import make_baseline
 
         handler: _Handler
         if entry["kind"] == "baseline" and entry["spec"] == RANDOM:

@@ -1,6 +1,6 @@
 """What happens around PPO's updates during self-play: pool upkeep, checkpoints, evaluation, progress.
 
-Each concern is one SB3 callback, combined in ``train.selfplay``:
+Each concern is one SB3 callback, combined in ``fight_envs.train.selfplay``:
 
 * :class:`PoolCallback`: reads the learner's game results from the episode-end infos (``result``,
   ``opponents``), snapshots the learner into the opponent pool every ``snapshot_every`` steps,
@@ -11,9 +11,9 @@ Each concern is one SB3 callback, combined in ``train.selfplay``:
   with its metadata sidecar every ``checkpoint_every`` steps, keeping the newest
   ``keep_checkpoints``; the pool state and the evaluation history are saved with it.
 * :class:`EvalCallback`: every ``eval.every`` steps, plays the learner (deterministic by default)
-  against each baseline with ``agents.evaluate`` (duplicate format: every deal once per seat
+  against each baseline with ``fight_envs.agents.evaluate`` (duplicate format: every deal once per seat
   rotation); scalars ``selfplay/winrate_vs_<baseline>`` and ``selfplay/rating`` (Elo scale, from
-  a Bradley-Terry fit of all evaluations so far by ``agents.ratings``, anchored at random = 1000)
+  a Bradley-Terry fit of all evaluations so far by ``fight_envs.agents.ratings``, anchored at random = 1000)
   and ``selfplay/rating_<baseline>``.
 * :class:`ProgressLogCallback`: one concise line every ``log_every_s`` seconds (steps, steps/s,
   training win rate, last evaluation, time left) for runs without a progress bar.
@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.checkpoint import PolicyAgent, write_metadata
-from agents.evaluate import evaluate
-from agents.ratings import elo_ratings
-from train.config import EvalConfig
-from train.opponents import OpponentPool, make_baseline
+from fight_envs.agents.checkpoint import PolicyAgent, write_metadata
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.agents.ratings import elo_ratings
+from fight_envs.train.config import EvalConfig
+from fight_envs.train.opponents import OpponentPool, make_baseline
 
 TRAIN_WINDOW = 100
 CHECKPOINT_PATTERN = re.compile(r"^step_(\d+)\.zip$")

@@ -1,7 +1,7 @@
 """The ``fight-envs`` command line: train, evaluate, hold tournaments, play, list environments.
 
-Every subcommand is a thin layer over the library (``train.selfplay``, ``agents.evaluate``,
-``agents.tournament``, ``agents.human``), so what the command line reports is what the tests
+Every subcommand is a thin layer over the library (``fight_envs.train.selfplay``, ``fight_envs.agents.evaluate``,
+``fight_envs.agents.tournament``, ``fight_envs.agents.human``), so what the command line reports is what the tests
 check. Agents are named by spec: a baseline name (``random``, ``greedy``, ``heuristic``), a
 checkpoint file (``.zip``), an RLlib checkpoint directory, or a run directory (its ``final.zip``
 or ``final/``, else its newest checkpoint).
@@ -69,7 +69,7 @@ def resolve_agent_spec(spec: str) -> str:
 
 
 def make_agents(specs: list[str], game: str, seed: int) -> list[Any]:
-    from agents.registry import make_agent
+    from fight_envs.agents.registry import make_agent
 
     agents = []
     for k, spec in enumerate(specs):
@@ -113,8 +113,8 @@ def cmd_envs(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from train.config import load_config
-    from train.selfplay import train_main
+    from fight_envs.train.config import load_config
+    from fight_envs.train.selfplay import train_main
 
     try:
         config = load_config(find_config(args.config), args.overrides)
@@ -134,21 +134,21 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_train_rllib(args: argparse.Namespace) -> int:
     try:
-        from train.rllib.config import load_rllib_config
+        from fight_envs.train.rllib.config import load_rllib_config
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise SystemExit(f"fight-envs train-rllib needs Ray RLlib: pip install 'fight-envs[rllib]' ({exc})") from None
     try:
         config = load_rllib_config(find_config(args.config), args.overrides)
     except ValueError as exc:
         raise SystemExit(f"fight-envs train-rllib: {exc}") from None
-    from train.rllib.trainer import train_rllib
+    from fight_envs.train.rllib.trainer import train_rllib
 
     train_rllib(config)
     return 0
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agents.evaluate import format_table, evaluate, versus_baseline
+    from fight_envs.agents.evaluate import format_table, evaluate, versus_baseline
 
     env_fn = env_factory(args.env, args.players)
     game = args.env.split("_v")[0]
@@ -175,7 +175,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from agents.tournament import round_robin
+    from fight_envs.agents.tournament import round_robin
 
     env_fn = env_factory(args.env, args.players)
     agents = make_agents(args.agents, args.env.split("_v")[0], args.seed)
@@ -185,15 +185,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise SystemExit(f"fight-envs tournament: {exc}") from None
     print(result.table())
     if args.plot:
-        from agents.plots import plot_ratings
+        from fight_envs.agents.plots import plot_ratings
 
         print(f"ratings plot: {plot_ratings(result.ratings, args.plot, title='Tournament ratings')}")
     return 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from agents.arena import play_game
-    from agents.human import HumanAgent, HumanQuit
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.human import HumanAgent, HumanQuit
 
     game = args.env.split("_v")[0]
     if not 0 <= args.seat < args.players:
@@ -217,7 +217,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    from train.results import write_results
+    from fight_envs.train.results import write_results
 
     path = write_results(resolve_agent_spec(args.run), deals=args.deals, tournament_deals=args.tournament_deals,
                          out=args.out, seed=args.seed)

@@ -11,7 +11,7 @@ test keeps the two equal).
 Resuming: when ``resume`` names a run directory (in the file or the overrides), the run's own
 ``config.yaml`` is the base instead of ``path``, and the other overrides apply on top (e.g.
 ``resume=runs/x total_timesteps=2000000`` extends run x). The environment and network sections
-must then still match the run (checked by ``train.selfplay``).
+must then still match the run (checked by ``fight_envs.train.selfplay``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from fight_envs.core.errors import ConfigError
 
 VEC_ENV_KINDS = ("auto", "dummy", "subproc", "batched")
 BATCHED_ENVS = ("fight5_v0",)
-"""Envs with a batched engine behind ``vec_env: batched`` (``train.batched_vec_env``)."""
+"""Envs with a batched engine behind ``vec_env: batched`` (``fight_envs.train.batched_vec_env``)."""
 PROGRESS_KINDS = ("auto", "bar", "log", "none")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
@@ -67,7 +67,7 @@ class EnvConfig:
 @dataclass
 class PPOHyperparameters:
     """The PPO hyper-parameters every trainer of the suite shares (sb3-contrib names) and the
-    network shape; ``PPOConfig`` (SB3) and ``train.rllib.config.RLlibPPOConfig`` add their own."""
+    network shape; ``PPOConfig`` (SB3) and ``fight_envs.train.rllib.config.RLlibPPOConfig`` add their own."""
 
     learning_rate: float = 1e-3
     lr_schedule: str = "linear"
@@ -90,7 +90,7 @@ class PPOConfig(PPOHyperparameters):
     n_steps: int = 512
     target_kl: float | None = None
     features: str = "fight5_slot"
-    """Feature extractor before the MLP: ``flat`` or ``fight5_slot`` (see ``train.features``)."""
+    """Feature extractor before the MLP: ``flat`` or ``fight5_slot`` (see ``fight_envs.train.features``)."""
 
 
 @dataclass
@@ -146,7 +146,7 @@ class Config:
     """Envs per player count (with ``vec_env: batched``, the games per player count in the batch)."""
     vec_env: str = "auto"
     """auto, dummy, subproc (SB3 vec envs over the PettingZoo env), or batched (Fight 5 only:
-    ``train.batched_vec_env``, the batched engine with the opponents acting in batches)."""
+    ``fight_envs.train.batched_vec_env``, the batched engine with the opponents acting in batches)."""
     torch_threads: int = 1
     device: str = "cpu"
     checkpoint_every: int = 100_000

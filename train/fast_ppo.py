@@ -33,7 +33,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
-from train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer
+from fight_envs.train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer
 
 
 def clip_grad_norm(parameters: list[th.Tensor], max_norm: float) -> None:

@@ -180,7 +180,7 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
                          action_masks: Any, fused: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The rest of :meth:`evaluate_actions` from the latents: values, log-probabilities, entropies.
 
-        ``fused`` (the PPO update, ``train.fast_ppo``): the masked log-probabilities as one
+        ``fused`` (the PPO update, ``fight_envs.train.fast_ppo``): the masked log-probabilities as one
         ``log_softmax`` of the masked logits and the probabilities as their ``exp``, the same
         functions as the stock two normalisations and ``softmax`` in fewer operations (they agree
         to float rounding, ~5e-7, not bit for bit; the rollout's sampling keeps the stock ones).

@@ -6,7 +6,7 @@ Two halves, because rollout workers may be separate processes (SubprocVecEnv):
   (policy-only checkpoints under ``<run>/pool/``), counts the learner's results against each
   opponent (reported through the envs' episode-end infos), computes the sampling weights, and
   writes them to ``<run>/pool/manifest.json`` (atomically: write then rename).
-* :class:`PoolOpponentSampler` lives in every env (``train.batched_vec_env`` reads its entries
+* :class:`PoolOpponentSampler` lives in every env (``fight_envs.train.batched_vec_env`` reads its entries
   and weights too, and draws for many games at once). At each episode start it rereads the
   manifest if its modification time changed, draws one opponent per opponent seat with the env's
   generator, and loads snapshots from disk (frozen policies, cached while they stay in the pool).
@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.checkpoint import PolicyAgent, load_policy, save_policy
+from fight_envs.agents.base import Agent
+from fight_envs.agents.checkpoint import PolicyAgent, load_policy, save_policy
 from fight_envs.core.errors import ConfigError
-from train.config import SELF, OpponentConfig
+from fight_envs.train.config import SELF, OpponentConfig
 
 MANIFEST_NAME = "manifest.json"
 STATE_NAME = "state.json"
@@ -45,8 +45,8 @@ MIN_LOSS_SHARE = 0.02
 
 
 def make_baseline(name: str, game: str, seed: int | None = None) -> Agent:
-    """A scripted baseline by name, from ``agents.registry`` (imported here: it imports every game)."""
-    from agents.registry import make_agent
+    """A scripted baseline by name, from ``fight_envs.agents.registry`` (imported here: it imports every game)."""
+    from fight_envs.agents.registry import make_agent
 
     return make_agent(name, game=game, seed=seed)
 

@@ -48,7 +48,7 @@ def _machine() -> str:
 
 def _run_facts(model_path: Path) -> dict[str, Any]:
     """What the run directory says about its training (config, duration, steps)."""
-    from agents.checkpoint import read_metadata
+    from fight_envs.agents.checkpoint import read_metadata
 
     facts: dict[str, Any] = {"model": str(model_path)}
     try:
@@ -69,7 +69,7 @@ def _run_facts(model_path: Path) -> dict[str, Any]:
 
 
 def _learning_curve(history: list[dict[str, Any]], path: Path) -> str | None:
-    from agents.plots import plot_learning_curves
+    from fight_envs.agents.plots import plot_learning_curves
 
     series: dict[str, list[tuple[float, float]]] = {}
     for row in history:
@@ -83,10 +83,10 @@ def _learning_curve(history: list[dict[str, Any]], path: Path) -> str | None:
 def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, out: str = "docs/results.md",
                   seed: int = 2026, baseline_deals: int = 500) -> Path:
     """Evaluate ``model`` (a checkpoint path) and write the results page to ``out``."""
-    from agents.evaluate import evaluate, versus_baseline
-    from agents.plots import plot_ratings
-    from agents.registry import make_agent
-    from agents.tournament import round_robin
+    from fight_envs.agents.evaluate import evaluate, versus_baseline
+    from fight_envs.agents.plots import plot_ratings
+    from fight_envs.agents.registry import make_agent
+    from fight_envs.agents.tournament import round_robin
 
     out_path = Path(out)
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,18 +2,18 @@
 
 A run lives in ``<runs_dir>/<run_name>/``::
 
-    config.yaml          the resolved config (``train.config.load_config`` reads it back)
+    config.yaml          the resolved config (``fight_envs.train.config.load_config`` reads it back)
     tb/                  TensorBoard events (SB3's own scalars, and ``selfplay/...``)
     checkpoints/         step_<timesteps>.zip full checkpoints (resume points) + .json sidecars
     pool/                the opponent pool: snapshots, manifest.json, state.json
     eval_history.jsonl   every evaluation's win rates (the rating is fitted on them)
     summary.json         wall time and steps/s over all sessions, the last evaluation
-    final.zip            the trained model + final.json (its sidecar; see agents.checkpoint)
+    final.zip            the trained model + final.json (its sidecar; see fight_envs.agents.checkpoint)
 
 The learner is one network for every player count in ``env.num_players``: ``n_envs`` envs per
 count, each a ``SingleAgentEnv`` whose opponents come from the pool, and whose observation is
 padded to the largest game by the env itself; or, with ``vec_env: batched`` (Fight 5), one
-``train.batched_vec_env.BatchedFight5VecEnv`` stepping ``n_envs`` games per count as arrays.
+``fight_envs.train.batched_vec_env.BatchedFight5VecEnv`` stepping ``n_envs`` games per count as arrays.
 ``resume=<run dir>`` continues from the newest
 checkpoint: the timestep counter, the TensorBoard directory, the pool and the evaluation
 history carry on.
@@ -36,10 +36,10 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from agents.checkpoint import checkpoint_metadata, write_metadata
+from fight_envs.agents.checkpoint import checkpoint_metadata, write_metadata
 from fight_envs.core.errors import ConfigError
 from fight_envs.wrappers.single_agent import SingleAgentEnv
-from train.callbacks import (
+from fight_envs.train.callbacks import (
     CheckpointCallback,
     EvalCallback,
     Evaluator,
@@ -48,10 +48,10 @@ from train.callbacks import (
     checkpoint_name,
     list_checkpoints,
 )
-from train.config import Config, load_config, save_config
-from train.fast_ppo import FastMaskablePPO
-from train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
-from train.opponents import OpponentPool, PoolOpponentSampler
+from fight_envs.train.config import Config, load_config, save_config
+from fight_envs.train.fast_ppo import FastMaskablePPO
+from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
+from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
 
 ACTIVATION_FNS: dict[str, type[torch.nn.Module]] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 SUBPROC_MIN_CPUS = 4
@@ -102,7 +102,7 @@ def train_main(config: Config) -> Path:
         model.set_random_seed(config.seed + model.num_timesteps)
     else:
         # sb3-contrib's MaskablePPO, MlpPolicy and rollout buffer, computed with fewer operations
-        # (same math; train.fast_ppo, train.features). Checkpoints are plain MaskablePPO files.
+        # (same math; fight_envs.train.fast_ppo, fight_envs.train.features). Checkpoints are plain MaskablePPO files.
         model = FastMaskablePPO(
             FastMaskablePolicy,
             vec_env,
@@ -261,7 +261,7 @@ def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
     """``n_envs`` envs per player count; SubprocVecEnv, DummyVecEnv or the batched engine as ``vec_env`` says."""
     if config.vec_env == "batched":
         # One process: the games are arrays stepped together, and opponents act in batches.
-        from train.batched_vec_env import BatchedFight5VecEnv
+        from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
 
         seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
         return BatchedFight5VecEnv(config.n_envs, config.env.num_players, manifest_path=manifest_path, seed=seed,

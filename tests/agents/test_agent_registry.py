@@ -7,10 +7,10 @@ import types
 
 import pytest
 
-from agents.base import Agent, RandomAgent
-from agents.fight5 import GreedyAgent, HeuristicAgent
-from agents.human import HumanAgent
-from agents.registry import list_agents, make_agent
+from fight_envs.agents.base import Agent, RandomAgent
+from fight_envs.agents.fight5 import GreedyAgent, HeuristicAgent
+from fight_envs.agents.human import HumanAgent
+from fight_envs.agents.registry import list_agents, make_agent
 
 
 def test_list_and_make_every_baseline():
@@ -54,9 +54,9 @@ def test_checkpoint_paths_go_to_the_checkpoint_loader(tmp_path, monkeypatch):
         agent.seed(kw.get("seed"))
         return agent
 
-    fake = types.ModuleType("agents.checkpoint")
+    fake = types.ModuleType("fight_envs.agents.checkpoint")
     fake.load_checkpoint_agent = load_checkpoint_agent
-    monkeypatch.setitem(sys.modules, "agents.checkpoint", fake)
+    monkeypatch.setitem(sys.modules, "fight_envs.agents.checkpoint", fake)
     agent = make_agent(str(path), seed=5)
     assert isinstance(agent, Loaded)
     assert calls == [(str(path), {"game": "fight5", "seed": 5})]  # the game is checked by the loader

@@ -8,9 +8,9 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.evaluate import evaluate
-from agents.fight5 import MULTI_OPPONENT_WEIGHT, BASELINES, Fight5View, GreedyAgent, HeuristicAgent
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.agents.fight5 import MULTI_OPPONENT_WEIGHT, BASELINES, Fight5View, GreedyAgent, HeuristicAgent
 from fight_envs import fight5_v0
 from fight_envs.games.fight5.cards import RANK_VALUES, STAR
 from fight_envs.games.fight5.observe import clash_order

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.arena import agent_seed
-from agents.base import RandomAgent
-from agents.evaluate import GamePlayed, deal_seeds, evaluate, format_table, mean_ci, versus_baseline
-from agents.fight5 import GreedyAgent, HeuristicAgent
+from fight_envs.agents.arena import agent_seed
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.evaluate import GamePlayed, deal_seeds, evaluate, format_table, mean_ci, versus_baseline
+from fight_envs.agents.fight5 import GreedyAgent, HeuristicAgent
 from fight_envs import fight5_v0
 
 

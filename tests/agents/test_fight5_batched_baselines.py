@@ -9,8 +9,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from agents.base import Agent, RandomAgent
-from agents.fight5 import Fight5View, GreedyAgent, HeuristicAgent
+from fight_envs.agents.base import Agent, RandomAgent
+from fight_envs.agents.fight5 import Fight5View, GreedyAgent, HeuristicAgent
 from fight_envs import fight5_v0
 from fight_envs.games.fight5.cards import RANK_VALUES, STAR
 from fight_envs.games.fight5.rules import NO_CARD

@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from agents.arena import play_game
-from agents.base import RandomAgent
-from agents.human import HumanAgent, HumanQuit
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.human import HumanAgent, HumanQuit
 from fight_envs import fight5_v0
 from fight_envs.games.fight5.cards import RANK_NAMES
 
@@ -97,7 +97,7 @@ def test_a_scripted_human_plays_a_whole_game():
 
 
 def test_terminal_entry_point_plays_and_quits(monkeypatch, capsys):
-    from agents import human as human_module
+    from fight_envs.agents import human as human_module
 
     answers = iter(["2", "q"])  # '2' may or may not be in hand: either way a prompt follows, then q
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))

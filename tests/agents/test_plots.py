@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.plots import plot_learning_curves, plot_ratings
-from agents.ratings import RatingTable
+from fight_envs.agents.plots import plot_learning_curves, plot_ratings
+from fight_envs.agents.ratings import RatingTable
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

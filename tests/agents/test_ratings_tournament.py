@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.fight5 import GreedyAgent, HeuristicAgent
-from agents.ratings import expected_score, fit_bradley_terry, elo_ratings
-from agents.tournament import pairwise_from_game, round_robin
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.fight5 import GreedyAgent, HeuristicAgent
+from fight_envs.agents.ratings import expected_score, fit_bradley_terry, elo_ratings
+from fight_envs.agents.tournament import pairwise_from_game, round_robin
 from fight_envs import fight5_v0
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.checkpoint import read_metadata
-from agents.evaluate import versus_baseline
-from agents.registry import make_agent
+from fight_envs.agents.checkpoint import read_metadata
+from fight_envs.agents.evaluate import versus_baseline
+from fight_envs.agents.registry import make_agent
 from fight_envs import fight5_v0
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "fight5_2p_default.zip"

@@ -1,15 +1,15 @@
 """Brawl baselines: the heuristic is legal everywhere and clearly stronger than random, measured
-in duplicate matches (every deal played from every seat) with ``agents.evaluate``.
+in duplicate matches (every deal played from every seat) with ``fight_envs.agents.evaluate``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from agents.base import RandomAgent
-from agents.brawl import BrawlView, HeuristicAgent
-from agents.evaluate import evaluate
-from agents.registry import list_agents, make_agent
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.brawl import BrawlView, HeuristicAgent
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.agents.registry import list_agents, make_agent
 from fight_envs import brawl_v0
 from fight_envs.games.brawl.observe import encode
 

@@ -7,10 +7,10 @@ from fifth_earth_helpers import ND, cid, run, start
 from fifth_earth_helpers import challenge as do_challenge
 from fifth_earth_helpers import choose as do_choose
 
-from agents.arena import play_game
-from agents.base import RandomAgent
-from agents.fifth_earth import HeuristicAgent
-from agents.registry import list_agents, make_agent
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.fifth_earth import HeuristicAgent
+from fight_envs.agents.registry import list_agents, make_agent
 from fight_envs import fifth_earth_v0
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS
 from fight_envs.games.fifth_earth.observe import encode, player_slice
@@ -100,7 +100,7 @@ def test_registry_lists_the_games_baselines() -> None:
 
 @pytest.mark.slow
 def test_heuristic_is_stronger_than_random_in_two_player_duplicate_games() -> None:
-    from agents.evaluate import versus_baseline
+    from fight_envs.agents.evaluate import versus_baseline
 
     stats = versus_baseline(lambda: fifth_earth_v0.env(num_players=2), HeuristicAgent(), RandomAgent(), 300, seed=2026)
     assert stats.win_ci[0] > 0.55, f"heuristic vs random {stats.win_rate:.3f} {stats.win_ci}"

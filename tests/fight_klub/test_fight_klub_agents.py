@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RandomAgent
-from agents.evaluate import evaluate
-from agents.fight_klub import HeuristicAgent
-from agents.registry import list_agents, make_agent
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.agents.fight_klub import HeuristicAgent
+from fight_envs.agents.registry import list_agents, make_agent
 from fight_envs import fight_klub_v0
 
 

@@ -142,7 +142,7 @@ def test_env_runners_on_both_nodes_contribute_samples(two_node_cluster, tmp_path
         "total_timesteps=400", "ppo.train_batch_size=400", "ppo.batch_size=200", "ppo.n_epochs=1",
         "ppo.net_arch=[32]", "eval.games=0", "checkpoint_every=100000", f"runs_dir={tmp_path / 'runs'}", "run_name=cluster",
     ]
-    cmd = [sys.executable, "-c", "from train.cli import main; raise SystemExit(main())", "train-rllib", *overrides]
+    cmd = [sys.executable, "-c", "from fight_envs.train.cli import main; raise SystemExit(main())", "train-rllib", *overrides]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=cluster["env"],
                             cwd=Path(__file__).resolve().parents[2])
     peers: set[str] = set()

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from train.rllib import league
+from fight_envs.train.rllib import league
 
 AGENTS = [f"player_{k}" for k in range(12)]
 

@@ -13,10 +13,10 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from agents.registry import make_agent
-from agents.rllib_agent import RLlibModuleAgent
+from fight_envs.agents.registry import make_agent
+from fight_envs.agents.rllib_agent import RLlibModuleAgent
 from fight_envs.wrappers.rllib import FightMultiAgentEnv
-from train.rllib.modules import MaskedPPOTorchRLModule, ScriptedAgentRLModule
+from fight_envs.train.rllib.modules import MaskedPPOTorchRLModule, ScriptedAgentRLModule
 
 
 def observations(config: dict, n: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +80,7 @@ def test_the_mask_does_not_leak_into_the_network_input():
 
 
 def test_fight5_slot_features_feed_the_network():
-    from train.features import Fight5SlotExtractor
+    from fight_envs.train.features import Fight5SlotExtractor
 
     config = {"env": "fight5_v0"}
     module = learner(config, "fight5_slot")

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate
-from agents.registry import make_agent
-from agents.rllib_agent import RLlibCheckpointError, RLlibModuleAgent, load_rllib_agent
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.agents.registry import make_agent
+from fight_envs.agents.rllib_agent import RLlibCheckpointError, RLlibModuleAgent, load_rllib_agent
 from fight_envs.core.errors import ConfigError
 from fight_envs.registry import make
-from train.cli import resolve_agent_spec
-from train.rllib.config import load_rllib_config
+from fight_envs.train.cli import resolve_agent_spec
+from fight_envs.train.rllib.config import load_rllib_config
 
 TINY = [
     "total_timesteps=512", "ppo.train_batch_size=256", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[32]",
@@ -27,7 +27,7 @@ TINY = [
 def local_ray():
     import ray
 
-    from train.rllib.trainer import init_ray
+    from fight_envs.train.rllib.trainer import init_ray
 
     config = load_rllib_config(None, TINY)
     started = init_ray(config)
@@ -38,7 +38,7 @@ def local_ray():
 
 @pytest.fixture(scope="module")
 def trained_run(local_ray, tmp_path_factory):
-    from train.rllib.trainer import train_rllib
+    from fight_envs.train.rllib.trainer import train_rllib
 
     runs = tmp_path_factory.mktemp("runs")
     config = load_rllib_config(None, TINY + [f"runs_dir={runs}", "run_name=tiny"])
@@ -98,7 +98,7 @@ def test_loading_checks_the_game_and_the_directory(trained_run, tmp_path):
 
 
 def test_a_snapshot_slot_gets_the_learners_weights(local_ray):
-    from train.rllib.trainer import build_algorithm_config, copy_learner_to_slot, register_fight_env
+    from fight_envs.train.rllib.trainer import build_algorithm_config, copy_learner_to_slot, register_fight_env
 
     config = load_rllib_config(None, TINY + ["ray.num_env_runners=0"])
     register_fight_env(config.env.name, "auto", config.env.env_options(), config.env.num_players)
@@ -133,7 +133,7 @@ def test_config_errors_name_the_key(override, message):
 
 
 def test_more_player_counts_than_env_runners_is_refused_before_ray_starts(tmp_path):
-    from train.rllib.trainer import train_rllib
+    from fight_envs.train.rllib.trainer import train_rllib
 
     config = load_rllib_config(None, ["env.num_players=[2, 3]", "ray.num_env_runners=1", f"runs_dir={tmp_path}"])
     with pytest.raises(ConfigError, match="one count per env runner"):
@@ -168,8 +168,8 @@ def test_the_docs_example_builds_and_samples(local_ray):
 ], ids=["brawl-3p", "fifth_earth", "fight_klub", "fight5-aec-3p"])
 def test_every_game_samples_through_rllibs_env_runner(local_ray, overrides):
     """Each game, turn-based ones included, through RLlib's own sampling loop with the league's mapping."""
-    from train.rllib import league
-    from train.rllib.trainer import build_algorithm_config, register_fight_env
+    from fight_envs.train.rllib import league
+    from fight_envs.train.rllib.trainer import build_algorithm_config, register_fight_env
 
     config = load_rllib_config(None, TINY + ["ray.num_env_runners=0", "opponents.weights_end={random: 1}", *overrides])
     register_fight_env(config.env.name, config.ray.env_api, config.env.env_options(), config.env.num_players)
@@ -191,7 +191,7 @@ def test_a_run_resumes_from_its_checkpoint(trained_run):
     """resume=<run> continues the counters, the league's snapshots and the evaluation history."""
     import shutil
 
-    from train.rllib.trainer import train_rllib
+    from fight_envs.train.rllib.trainer import train_rllib
 
     run = trained_run.parent / "tiny_resumed"
     shutil.copytree(trained_run, run)

@@ -9,7 +9,7 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.checkpoint import checkpoint_metadata, write_metadata
+from fight_envs.agents.checkpoint import checkpoint_metadata, write_metadata
 from fight_envs.wrappers import SingleAgentEnv
 
 torch.set_num_threads(1)

@@ -1,4 +1,4 @@
-"""The batched self-play VecEnv (``train.batched_vec_env``): SB3's contract, the learner's rewards,
+"""The batched self-play VecEnv (``fight_envs.train.batched_vec_env``): SB3's contract, the learner's rewards,
 exact equivalence with the PettingZoo env game by game, and a tiny MaskablePPO run on it."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import torch
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.monitor import Monitor
 
-from agents.checkpoint import load_checkpoint_agent
-from agents.fight5 import GreedyAgent, HeuristicAgent
+from fight_envs.agents.checkpoint import load_checkpoint_agent
+from fight_envs.agents.fight5 import GreedyAgent, HeuristicAgent
 from fight_envs import fight5_v0
 from fight_envs.core.errors import ConfigError, IllegalActionError
 from fight_envs.games.fight5.batched import random_legal_actions
-from train.batched_vec_env import BatchedFight5VecEnv
-from train.config import load_config
-from train.selfplay import train_main
+from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
+from fight_envs.train.config import load_config
+from fight_envs.train.selfplay import train_main
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from train.callbacks import Evaluator, checkpoint_name, list_checkpoints, next_multiple
-from train.config import EvalConfig
+from fight_envs.train.callbacks import Evaluator, checkpoint_name, list_checkpoints, next_multiple
+from fight_envs.train.config import EvalConfig
 
 
 def test_next_multiple_keeps_the_grid_across_resumes() -> None:

@@ -13,9 +13,9 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.arena import play_game
-from agents.base import RandomAgent
-from agents.checkpoint import CheckpointError, PolicyAgent, load_checkpoint_agent, load_policy, save_policy
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.checkpoint import CheckpointError, PolicyAgent, load_checkpoint_agent, load_policy, save_policy
 from fight_envs import fight5_v0
 from fight_envs.wrappers import SingleAgentEnv
 

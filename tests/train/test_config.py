@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fight_envs.core.errors import ConfigError
-from train.config import Config, load_config, save_config
+from fight_envs.train.config import Config, load_config, save_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_YAML = ROOT / "configs" / "fight5_selfplay.yaml"

@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from fight_envs.registry import make
-from train.config import load_config
+from fight_envs.train.config import load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
 RLLIB_PREFIX = "rllib_"
-"""Configs of the RLlib trainer (``fight-envs train-rllib``, ``train.rllib.config``): the same
+"""Configs of the RLlib trainer (``fight-envs train-rllib``, ``fight_envs.train.rllib.config``): the same
 ``env`` section, checked the same way, loaded by their own loader (it needs no Ray)."""
 
 
 def load_any(path: Path):
     if path.stem.startswith(RLLIB_PREFIX):
-        from train.rllib.config import load_rllib_config
+        from fight_envs.train.rllib.config import load_rllib_config
 
         return load_rllib_config(path)
     return load_config(path).validate()

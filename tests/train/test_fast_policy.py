@@ -1,4 +1,4 @@
-"""The trainer's policy and rollout buffer (``train.features.FastMaskablePolicy``,
+"""The trainer's policy and rollout buffer (``fight_envs.train.features.FastMaskablePolicy``,
 ``FastMaskableRolloutBuffer``) compute what sb3-contrib's stock classes compute, on the same inputs:
 the same log-probabilities, entropies and values (1e-5), the same gradients, the same masked
 distribution bit for bit, the same sampled actions, the same minibatches, and an Adam step that
@@ -19,12 +19,12 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.checkpoint import PolicyAgent, load_policy
+from fight_envs.agents.checkpoint import PolicyAgent, load_policy
 from fight_envs.games.fight5.observe import OBS_SIZE
-from train.batched_vec_env import BatchedFight5VecEnv
-from train.config import load_config
-from train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, Fight5SlotExtractor, masked_log_probs
-from train.selfplay import train_main
+from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
+from fight_envs.train.config import load_config
+from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, Fight5SlotExtractor, masked_log_probs
+from fight_envs.train.selfplay import train_main
 
 OBS_SPACE = spaces.Box(0.0, 100.0, (OBS_SIZE,), np.float32)
 ACTIONS = spaces.Discrete(13)

@@ -1,4 +1,4 @@
-"""``train.fast_ppo.FastMaskablePPO.train`` does sb3-contrib's ``MaskablePPO.train`` update: from the
+"""``fight_envs.train.fast_ppo.FastMaskablePPO.train`` does sb3-contrib's ``MaskablePPO.train`` update: from the
 same parameters, rollout and seeds, one whole update leaves the same parameters and Adam state and
 logs the same keys with the same values (1e-5), stops at the same minibatch under ``target_kl``,
 and draws the same minibatch permutations; its checkpoints load with ``MaskablePPO.load``."""
@@ -15,9 +15,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import Logger
 from torch import nn
 
-from train.batched_vec_env import BatchedFight5VecEnv
-from train.fast_ppo import FastMaskablePPO
-from train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, Fight5SlotExtractor
+from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
+from fight_envs.train.fast_ppo import FastMaskablePPO
+from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, Fight5SlotExtractor
 
 TOL = 1e-5
 POLICY_KWARGS = {"net_arch": [64, 64], "activation_fn": nn.Tanh, "features_extractor_class": Fight5SlotExtractor}

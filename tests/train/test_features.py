@@ -8,10 +8,10 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.checkpoint import PolicyAgent, load_checkpoint_agent, write_metadata
+from fight_envs.agents.checkpoint import PolicyAgent, load_checkpoint_agent, write_metadata
 from fight_envs.games.fight5.observe import CLASH_FEATURES, OBS_SIZE, OBS_SLICES
 from fight_envs.wrappers import SingleAgentEnv
-from train.features import Fight5SlotExtractor
+from fight_envs.train.features import Fight5SlotExtractor
 
 
 def observations(count: int) -> np.ndarray:

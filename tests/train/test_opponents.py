@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 
-from agents.checkpoint import PolicyAgent
+from fight_envs.agents.checkpoint import PolicyAgent
 from fight_envs.wrappers import SingleAgentEnv
-from train.config import OpponentConfig
-from train.opponents import OpponentPool, PoolOpponentSampler
+from fight_envs.train.config import OpponentConfig
+from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
 
 
 def make_pool(tmp_path: Path, **changes: object) -> OpponentPool:

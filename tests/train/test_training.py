@@ -10,14 +10,14 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from agents.arena import play_game
-from agents.base import RandomAgent
-from agents.checkpoint import load_checkpoint_agent, load_policy
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.checkpoint import load_checkpoint_agent, load_policy
 from fight_envs import fight5_v0
 from fight_envs.core.errors import ConfigError
-from train.callbacks import list_checkpoints
-from train.config import load_config
-from train.selfplay import train_main
+from fight_envs.train.callbacks import list_checkpoints
+from fight_envs.train.config import load_config
+from fight_envs.train.selfplay import train_main
 
 TINY = Path(__file__).resolve().parents[2] / "configs" / "fight5_selfplay_tiny.yaml"
 

@@ -1,6 +1,6 @@
 """The RLlib trainer's configuration: the SB3 trainer's file format where the meaning is the same.
 
-``env``, ``opponents`` and ``eval`` are the very sections of ``train.config`` (same keys, same
+``env``, ``opponents`` and ``eval`` are the very sections of ``fight_envs.train.config`` (same keys, same
 meaning: the game and its options; the opponent mix of baselines and ``self`` snapshots,
 annealed and prioritised; periodic evaluation). ``ppo`` keeps the SB3 names for the same
 hyper-parameters (``learning_rate``, ``batch_size`` = the minibatch, ``n_epochs``, ``gamma``,
@@ -9,7 +9,7 @@ hyper-parameters (``learning_rate``, ``batch_size`` = the minibatch, ``n_epochs`
 together: SB3's ``n_envs x n_steps``). ``ray`` says where and how wide to run: ``address``
 (None: an embedded local Ray on loopback, no dashboard; ``auto`` or ``host:port``: an
 existing cluster), ``num_env_runners``, ``num_envs_per_env_runner``, ``num_learners``... Loading
-and ``key=value`` overrides are ``train.config``'s, so errors name the key and what is allowed.
+and ``key=value`` overrides are ``fight_envs.train.config``'s, so errors name the key and what is allowed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from fight_envs.core.errors import ConfigError
-from train.config import (
+from fight_envs.train.config import (
     EnvConfig,
     EvalConfig,
     OpponentConfig,
@@ -50,7 +50,7 @@ class RLlibPPOConfig(PPOHyperparameters):
     vf_clip: float = 10.0
     """RLlib's ``vf_clip_param`` (SB3 does not clip the value loss by default); set it above the return range."""
     features: str = "auto"
-    """What the MLP sees (``train.features``): flat, fight5_slot, or auto (fight5_slot for Fight 5, else flat)."""
+    """What the MLP sees (``fight_envs.train.features``): flat, fight5_slot, or auto (fight5_slot for Fight 5, else flat)."""
 
     def features_for(self, env_name: str) -> str:
         return ("fight5_slot" if env_name == "fight5_v0" else "flat") if self.features == "auto" else self.features
@@ -138,7 +138,7 @@ def load_rllib_config(path: str | Path | None = None, overrides: list[str] | Non
 
     With ``resume=<run dir>`` (in the overrides or the file), the run's saved ``config.yaml`` is
     the base instead of ``path``; the other overrides apply on top (e.g. a larger ``total_timesteps``).
-    The SB3 trainer's loader (``train.config.load_config``), building this config instead.
+    The SB3 trainer's loader (``fight_envs.train.config.load_config``), building this config instead.
     """
     return load_config(path, overrides, factory=RLlibConfig)
 

@@ -8,7 +8,7 @@ Per episode, :func:`agent_to_module` puts the learner in one seat, drawn uniform
 opponent module for every other seat from the current weights. The draws come from a generator
 seeded by the episode id, so every agent of an episode gets the same table whichever agent RLlib
 maps first. The weights live in this module, once per process (:func:`set_weights`): the trainer
-computes them with ``train.opponents.OpponentPool`` (the SB3 trainer's mix, annealing and
+computes them with ``fight_envs.train.opponents.OpponentPool`` (the SB3 trainer's mix, annealing and
 prioritised fictitious self-play) and pushes them to every env runner after each iteration,
 through :func:`sync`, which also hands back the results the runner recorded since the last call
 (:class:`LeagueCallback` records the learner's win credit and its opponents at every episode end).

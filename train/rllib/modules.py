@@ -5,13 +5,13 @@ suite's scripted baselines as non-trainable modules.
 a value head) that reads the dict observation of :class:`fight_envs.wrappers.rllib.FightMultiAgentEnv`:
 the network sees the ``observations`` vector (``observation`` is accepted too) through the SB3
 trainer's feature extractor named by ``model_config["features"]`` (``flat``, or ``fight5_slot``:
-the Fight 5 observation plus the block of the clash being filled, ``train.features``), and the action
+the Fight 5 observation plus the block of the clash being filled, ``fight_envs.train.features``), and the action
 logits of every forward pass (inference, exploration, training) get ``log(mask)`` added (clamped
 at RLlib's ``FLOAT_MIN``), so a masked action has probability zero, in sampling and in the PPO
 loss alike. It is RLlib's action-masking example, written for the suite's keys and without
 mutating the batch it is given.
 
-``ScriptedAgentRLModule`` plays a baseline of ``agents.registry`` (``random``, ``greedy``,
+``ScriptedAgentRLModule`` plays a baseline of ``fight_envs.agents.registry`` (``random``, ``greedy``,
 ``heuristic``...) from the same observation and mask, one ``act_batch`` call per forward pass,
 and returns actions directly (RLlib then samples nothing). It has no parameters and refuses to
 be trained: list only the learner in ``policies_to_train``. Its ``model_config`` names the
@@ -68,7 +68,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         self.observation_space_with_mask = observation_space
         self.vector_space = observation_space[_vector_key(observation_space.spaces)]
         features = (model_config or {}).get("features", "flat") if isinstance(model_config, dict) else "flat"
-        from train.features import FEATURES  # the SB3 trainer's feature extractors, reused as they are
+        from fight_envs.train.features import FEATURES  # the SB3 trainer's feature extractors, reused as they are
 
         if features not in FEATURES:
             raise ValueError(f"model_config['features'] must be one of {', '.join(FEATURES)}; got {features!r}")
@@ -79,7 +79,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
                          model_config=model_config, **kwargs)
 
     def setup(self) -> None:
-        from train.features import FEATURES
+        from fight_envs.train.features import FEATURES
 
         super().setup()
         self.features = FEATURES[self.features_name](self.vector_space)
@@ -124,7 +124,7 @@ class ScriptedAgentRLModule(RLModule):
     """A suite baseline (``model_config``: ``game``, ``agent``, ``seed``) as a non-trainable module."""
 
     def setup(self) -> None:
-        from agents.registry import make_agent
+        from fight_envs.agents.registry import make_agent
 
         config = dict(self.model_config or {})  # RLlib merges its own model defaults in; only these keys are read
         if "game" not in config or "agent" not in config:

@@ -1,13 +1,13 @@
 """Self-play on Ray RLlib (new API stack): multi-agent PPO with action masking, one shared learning
 policy across seats, frozen past selves and scripted baselines as opponents through the policy
-mapping (``train.rllib.league``), on an embedded local Ray or on an existing cluster.
+mapping (``fight_envs.train.rllib.league``), on an embedded local Ray or on an existing cluster.
 
 A run lives in ``<runs_dir>/<run_name>/``::
 
-    config.yaml             the resolved config (``train.rllib.config.load_rllib_config`` reads it)
+    config.yaml             the resolved config (``fight_envs.train.rllib.config.load_rllib_config`` reads it)
     progress.jsonl          one line per iteration: steps, throughput, returns, league results
     tb/                     the same figures for TensorBoard (``rllib/...``, ``selfplay/...``)
-    eval_history.jsonl      every evaluation's win rates (``train.callbacks.Evaluator``'s format)
+    eval_history.jsonl      every evaluation's win rates (``fight_envs.train.callbacks.Evaluator``'s format)
     checkpoints/algo/       the newest full RLlib algorithm checkpoint (``Algorithm.from_checkpoint``)
     checkpoints/learner_<steps>/  the learning module at that step, exported as a suite agent
     final/                  the trained learner (``agents.make_agent("runs/<run>/final")``)
@@ -17,7 +17,7 @@ Every ``opponents.snapshot_every`` learner steps the learner's weights are copie
 snapshot slot (``self_0``.. ``self_{max_snapshots-1}``, oldest first out), and after every
 iteration the opponent weights are recomputed from the learner's recent results against each
 opponent and pushed to every env runner. Evaluation plays the learner as a suite agent against
-the scripted baselines with ``agents.evaluate`` (duplicate deals, seats rotated), exactly as the
+the scripted baselines with ``fight_envs.agents.evaluate`` (duplicate deals, seats rotated), exactly as the
 SB3 trainer does, so the two trainers' figures compare.
 """
 
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from fight_envs.core.errors import ConfigError
-from train.config import SELF
-from train.rllib.config import RLlibConfig, load_rllib_config, save_rllib_config
+from fight_envs.train.config import SELF
+from fight_envs.train.rllib.config import RLlibConfig, load_rllib_config, save_rllib_config
 
 ENV_NAME = "fight_envs_rllib"
 EMBEDDED_NODE_IP = "127.0.0.2"
@@ -96,7 +96,7 @@ def register_fight_env(env_name: str, api: str, env_options: dict[str, Any], pla
 # ---------------------------------------------------------------- RLlib config
 def module_ids(config: RLlibConfig) -> tuple[list[str], list[str], list[str]]:
     """(all module ids, the baselines', the snapshot slots')."""
-    from train.rllib.league import LEARNER, snapshot_slot
+    from fight_envs.train.rllib.league import LEARNER, snapshot_slot
 
     baselines = [n for n in config.opponents.names() if n != SELF]
     slots = [snapshot_slot(k) for k in range(config.opponents.max_snapshots)] if SELF in config.opponents.names() else []
@@ -107,7 +107,7 @@ def learner_spec(config: RLlibConfig) -> Any:
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from train.rllib.modules import MaskedPPOTorchRLModule
+    from fight_envs.train.rllib.modules import MaskedPPOTorchRLModule
 
     model = {**dataclasses.asdict(DefaultModelConfig(
         fcnet_hiddens=list(config.ppo.net_arch), fcnet_activation=config.ppo.activation, head_fcnet_hiddens=[],
@@ -121,8 +121,8 @@ def build_algorithm_config(config: RLlibConfig) -> Any:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from train.rllib.league import LEARNER, LeagueCallback, agent_to_module
-    from train.rllib.modules import ScriptedAgentRLModule
+    from fight_envs.train.rllib.league import LEARNER, LeagueCallback, agent_to_module
+    from fight_envs.train.rllib.modules import ScriptedAgentRLModule
 
     ids, baselines, slots = module_ids(config)
     game = game_of(config.env.name)
@@ -174,7 +174,7 @@ def learning_rate(config: RLlibConfig) -> Any:
 # ---------------------------------------------------------------- the learner's weights
 def learner_module(algo: Any, config: RLlibConfig) -> Any:
     """A fresh copy of the learning module, built here from the learner group's current state."""
-    from train.rllib.league import LEARNER
+    from fight_envs.train.rllib.league import LEARNER
 
     state = algo.learner_group.get_state(components=f"learner/rl_module/{LEARNER}")
     weights = state["learner"]["rl_module"][LEARNER]
@@ -216,7 +216,7 @@ def export_learner(algo: Any, config: RLlibConfig, path: Path, step: int, label:
 
 def copy_learner_to_slot(algo: Any, slot: str) -> None:
     """Freeze the learner's current weights into snapshot module ``slot`` (learner and env runners)."""
-    from train.rllib.league import LEARNER
+    from fight_envs.train.rllib.league import LEARNER
 
     state = algo.learner_group.get_state(components=f"learner/rl_module/{LEARNER}")
     weights = state["learner"]["rl_module"][LEARNER]
@@ -257,7 +257,7 @@ def prepare_run_dir(config: RLlibConfig) -> Path:
 
 def learner_steps(result: dict[str, Any]) -> int:
     """The learning module's lifetime sampled steps, from an RLlib result dict."""
-    from train.rllib.league import LEARNER
+    from fight_envs.train.rllib.league import LEARNER
 
     runners = result.get("env_runners", {})
     per_module = runners.get("num_module_steps_sampled_lifetime", {})
@@ -270,10 +270,10 @@ def train_rllib(config: RLlibConfig) -> Path:
     """Train a self-play run on RLlib as ``config`` says; returns the run directory."""
     import torch
 
-    from agents.rllib_agent import RLlibModuleAgent
-    from train.callbacks import Evaluator
-    from train.opponents import OpponentPool, PoolEntry
-    from train.rllib import league
+    from fight_envs.agents.rllib_agent import RLlibModuleAgent
+    from fight_envs.train.callbacks import Evaluator
+    from fight_envs.train.opponents import OpponentPool, PoolEntry
+    from fight_envs.train.rllib import league
 
     config.validate()
     if len(config.env.num_players) > max(1, config.ray.num_env_runners):
@@ -448,7 +448,7 @@ def load_league_state(path: Path, pool: Any) -> int:
     """Restore the pool's snapshots (their module slots) and recent results; returns the saved learner steps."""
     from collections import deque
 
-    from train.opponents import PoolEntry
+    from fight_envs.train.opponents import PoolEntry
 
     state = json.loads(path.read_text())
     pool.snapshots = [PoolEntry(**s) for s in state["snapshots"]]

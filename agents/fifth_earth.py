@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from fight_envs.agents.base import Agent, RandomAgent
-from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, NUM_CHARACTERS, NUM_STAGES, card_id
+from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, NUM_CARDS, NUM_CHARACTERS, NUM_STAGES, card_id
 from fight_envs.games.fifth_earth.observe import COUNT_SCALE, OBS_SLICES, PLAYER_SIZE, PLAYER_SLICES, PLAYERS_START
 from fight_envs.games.fifth_earth.rules import (
     CHALLENGE_BASE,
@@ -27,6 +27,17 @@ LAY_COUNT = np.array([len(c) for c in LAY_CARDS], dtype=np.float64)
 RUN_CARDS = {k: np.array([[card_id(c, s) for s in range(1, k + 1)] for c in range(NUM_CHARACTERS)])
              for k in range(2, NUM_STAGES + 1)}
 """For a run of k cards: the card ids of stages 1..k of every character (one row per character)."""
+
+
+CARD_ACTIONS = NUM_CARDS
+"""Actions below this lay one card; from it up to ``DESTINATION_BASE``, a stage run."""
+
+
+def _in_play(obs: np.ndarray) -> np.ndarray:
+    """bool[100]: the cards of the characters in play this destination (every card where the observation has no such block)."""
+    if "in_play" in OBS_SLICES:
+        return obs[OBS_SLICES["in_play"]] > 0.5
+    return np.ones(NUM_CARDS, dtype=bool)
 
 
 def _player(obs: np.ndarray, offset: int, name: str) -> np.ndarray:
@@ -167,9 +178,103 @@ class HeuristicAgent(Agent):
         return choice
 
 
+def _non_lay(legal: np.ndarray) -> int | None:
+    """The one-line agents' answer to a decision that is not a lay: the first legal action (None for a lay)."""
+    return int(legal[0]) if legal[0] >= DESTINATION_BASE else None
+
+
+class StrongestSingleAgent(Agent):
+    """One line: always lay my strongest single card (the lowest id among equals); never a run.
+
+    Other decisions (a destination, whom to challenge) take the first legal action. The
+    reference for "the deal decides": it plays no exchange, no count and no timing.
+    """
+
+    name = "strongest_single"
+    version = 1
+    game = GAME
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        other = _non_lay(legal)
+        if other is not None:
+            return other
+        singles = legal[legal < CARD_ACTIONS]
+        lays = singles if singles.size else legal[legal < DESTINATION_BASE]
+        return int(lays[np.argmax(LAY_POWER[lays])])
+
+
+class CheapestBeatAgent(Agent):
+    """One line: lay the cheapest lay that surely beats, else throw my weakest single card.
+
+    "Surely beats" counts cards only (power cards aside) and reads the observation as the
+    heuristic does: every opponent in the battle could hold its revealed cards in hand
+    (``known_hand``) and any unseen card (in play, never revealed, not mine). Answering a lay of
+    ``k`` cards, the strongest it can be is the strongest run of ``k`` stages (one card: the
+    strongest card) it could hold; laying first, the strongest answer is its strongest single
+    card or run. A lay surely beats when its power exceeds that (equals it, when a tie goes to
+    me: I laid first under ``ties="first"``). "Cheapest" is fewest cards, then least power.
+    When nothing surely beats, it throws its weakest single card, losing as little as it can.
+    Other decisions take the first legal action.
+    """
+
+    name = "cheapest_beat"
+    version = 1
+    game = GAME
+
+    def __init__(self, seed: int | None = None, ties: str = "first") -> None:
+        super().__init__(seed)
+        if ties not in TIES:
+            raise ValueError(f"ties must be one of {TIES} (the game's option), got {ties!r}")
+        self.ties = ties
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        other = _non_lay(legal)
+        if other is not None:
+            return other
+        obs = np.asarray(observation)
+        lays = legal[legal < DESTINATION_BASE]
+        mine = (obs[OBS_SLICES["hand"]] + obs[OBS_SLICES["rest"]] + obs[OBS_SLICES["spoils"]]) > 0
+        unseen = (obs[OBS_SLICES["revealed"]] < 0.5) & ~mine & _in_play(obs)
+        threat = 0.0
+        first = True
+        for k in range(1, MAX_PLAYERS):
+            if not _player(obs, k, "in_battle")[0]:
+                continue
+            could = unseen | (_player(obs, k, "known_hand") > 0.5)
+            if _player(obs, k, "has_laid")[0]:
+                first = False
+                laid = round(float(_player(obs, k, "laid_count")[0]) * NUM_STAGES)
+                threat = max(threat, _strongest(could, laid))
+            else:
+                threat = max(threat, max(_strongest(could, m) for m in range(1, NUM_STAGES + 1)))
+        wins_tie = first and self.ties == "first"
+        sure = lays[(LAY_POWER[lays] >= threat) if wins_tie else (LAY_POWER[lays] > threat)]
+        if sure.size:
+            return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
+        singles = lays[lays < CARD_ACTIONS]
+        pick = singles if singles.size else lays
+        return int(min(pick, key=lambda a: (LAY_POWER[a], a)))
+
+
+def _strongest(could: np.ndarray, count: int) -> float:
+    """The strongest lay of ``count`` cards from the cards marked in ``could`` (0 when none)."""
+    if count == 1:
+        return float(POWER[could].max()) if could.any() else 0.0
+    runs = RUN_CARDS[count]
+    ok = could[runs].all(axis=1)
+    return float(POWER[runs].sum(axis=1)[ok].max()) if ok.any() else 0.0
+
+
 def baselines() -> dict[str, type[Agent]]:
     """The game's baseline agents by name."""
-    return {"random": RandomAgent, "heuristic": HeuristicAgent}
+    return {"random": RandomAgent, "heuristic": HeuristicAgent, "strongest_single": StrongestSingleAgent,
+            "cheapest_beat": CheapestBeatAgent}
 
 
-__all__ = ["GAME", "HeuristicAgent", "RandomAgent", "baselines"]
+__all__ = ["GAME", "CheapestBeatAgent", "HeuristicAgent", "RandomAgent", "StrongestSingleAgent", "baselines"]

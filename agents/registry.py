@@ -49,11 +49,14 @@ def _fight_klub_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 
 def _fifth_earth_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from fight_envs.agents.fifth_earth import CheapestBeatAgent, StrongestSingleAgent
     from fight_envs.agents.fifth_earth import HeuristicAgent as FifthEarthHeuristicAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
         "heuristic": lambda seed: FifthEarthHeuristicAgent(seed),
+        "strongest_single": lambda seed: StrongestSingleAgent(seed),
+        "cheapest_beat": lambda seed: CheapestBeatAgent(seed),
     }
 
 

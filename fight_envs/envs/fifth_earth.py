@@ -73,6 +73,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.information import InformationSet
 from fight_envs.core.seeding import make_rng
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
@@ -191,6 +192,14 @@ class raw_env(AECMixin, AECEnv):
             self._obs_cache[seat] = cached
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
 
+    def decision_kind(self, agent: str) -> str:
+        """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` ("none" when it is not its turn)."""
+        return self.game.decision_kind(self.seat[agent])
+
+    def information_set(self, agent: str) -> InformationSet:
+        """``agent``'s knowledge as a determinized game (``fight_envs.core.information``): holds nothing hidden."""
+        return InformationSet.of(self.game, self.seat[agent], self.config.num_players, observe_state)
+
     def step(self, action: int) -> None:
         if self._dead_step(action):
             return
@@ -224,6 +233,11 @@ class raw_env(AECMixin, AECEnv):
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``fifth_earth.record.replay``)."""
         return make_record(self.game, self.seed_used)
+
+
+def observe_state(state: FifthEarthGame, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``seat``'s (observation vector, action mask) in ``state``, encoded exactly as the env encodes them."""
+    return encode(state, seat), state.legal_action_mask(seat)
 
 
 def env(**options: Any) -> AECEnv:

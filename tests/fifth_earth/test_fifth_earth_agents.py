@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import pytest
 from fifth_earth_helpers import ND, cid, run, start
 from fifth_earth_helpers import challenge as do_challenge
@@ -94,7 +96,7 @@ def test_heuristic_challenges_the_smallest_hand() -> None:
 
 
 def test_registry_lists_the_games_baselines() -> None:
-    assert list_agents("fifth_earth_v0") == ["random", "heuristic"]
+    assert list_agents("fifth_earth_v0")[:2] == ["random", "heuristic"]
     assert isinstance(make_agent("heuristic", game="fifth_earth", seed=1), HeuristicAgent)
 
 
@@ -104,3 +106,31 @@ def test_heuristic_is_stronger_than_random_in_two_player_duplicate_games() -> No
 
     stats = versus_baseline(lambda: fifth_earth_v0.env(num_players=2), HeuristicAgent(), RandomAgent(), 300, seed=2026)
     assert stats.win_ci[0] > 0.55, f"heuristic vs random {stats.win_rate:.3f} {stats.win_ci}"
+
+
+def test_one_line_baselines_are_registered_and_do_what_their_names_say() -> None:
+    from fight_envs.agents.fifth_earth import LAY_POWER, CheapestBeatAgent, StrongestSingleAgent
+    from fight_envs.agents.registry import list_agents, make_agent
+    from fight_envs.games.fifth_earth.rules import DESTINATION_BASE
+
+    assert {"strongest_single", "cheapest_beat"} <= set(list_agents("fifth_earth"))
+    assert isinstance(make_agent("strongest_single", game="fifth_earth"), StrongestSingleAgent)
+    assert isinstance(make_agent("cheapest_beat", game="fifth_earth"), CheapestBeatAgent)
+    env = fifth_earth_v0.env(num_players=2)
+    strongest, cheapest = StrongestSingleAgent(0), CheapestBeatAgent(0)
+    for seed in range(4):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            legal = np.flatnonzero(mask)
+            a = strongest.act(obs["observation"], mask)
+            if legal[0] < DESTINATION_BASE:
+                singles = legal[legal < 100]
+                assert a < 100 and LAY_POWER[a] == LAY_POWER[singles].max()
+                b = cheapest.act(obs["observation"], mask)
+                assert mask[b]
+            env.step(int(cheapest.act(obs["observation"], mask)))

@@ -21,6 +21,7 @@ Design choices where the rulebook is silent are listed, each with its test, in
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,12 +60,26 @@ PHASE_NAMES = ("choose destination", "challenge", "lay", "over")
 
 NOBODY = -1
 
+DECISION_KINDS = ("choose_destination", "challenge", "lay_first", "lay_answer", "none")
+"""What a seat is asked now (``FifthEarthGame.decision_kind``): choose the destination, choose whom to
+challenge, lay first in a fight (blind), lay after others have laid (seeing their counts), or
+nothing (not its turn, or the game is over)."""
+DETERMINIZE_TRIES = 64
+"""Joint draws a determinization tries before placing a face-down run first (see ``determinize``)."""
+
 
 def run_action(character: int, length: int) -> int:
     """Action id laying stages 1..length of ``character`` (length 1 is the single stage-1 card)."""
     if length == 1:
         return card_id(character, 1)
     return RUN_BASE + character * len(RUN_LENGTHS) + length - 2
+
+
+def lay_action(cards: list[int]) -> int:
+    """The LAY action id that puts down ``cards`` (one card, or stages 1..k of one character)."""
+    if len(cards) == 1:
+        return int(cards[0])
+    return run_action(character_of(cards[0]), len(cards))
 
 
 def action_cards(action: int) -> list[int]:
@@ -242,6 +257,8 @@ class FifthEarthGame:
         self.actions: list[tuple[int, int]] = []
         self.events: list[str] = []
         self.deals_used: list[DestinationDeal] = []
+        self.deal_count = 0
+        """Destinations dealt so far (``deals_used`` is the record; a determinization leaves it empty)."""
         self.destinations_won = np.zeros(n, dtype=np.int64)
         self.claimed: list[tuple[int, int]] = []
         """(destination index, seat) of every destination claimed, in order."""
@@ -252,6 +269,8 @@ class FifthEarthGame:
         """Fight number at which each card in a rest pile was laid (NOBODY: not in the rest pile)."""
         self.last_used = np.full((n, NUM_CHARACTERS), -10**6, dtype=np.int64)
         self.undealt = np.zeros(NUM_CARDS, dtype=np.int8)
+        self.in_play = np.ones(NUM_CARDS, dtype=np.int8)
+        """Cards of the characters in play this destination (public)."""
         self.spoils = np.zeros((n, NUM_CARDS), dtype=np.int8)
         """Cards won from opponents in the current battle, set aside until the battle is won (gap 4)."""
         self.retired = np.zeros(NUM_CARDS, dtype=np.int8)
@@ -310,7 +329,8 @@ class FifthEarthGame:
 
     def _deal(self) -> None:
         n, k = self.num_players, self.cards.hand_size
-        index = len(self.deals_used)
+        index = self.deal_count
+        self.deal_count += 1
         self.hands[:] = 0
         self.rest_since[:] = NOBODY
         self.spoils[:] = 0
@@ -343,6 +363,175 @@ class FifthEarthGame:
 
     def is_terminal(self) -> bool:
         return self.phase == PHASE_OVER
+
+    # ------------------------------------------------------------------ search vocabulary
+    def decision_kind(self, seat: int) -> str:
+        """What ``seat`` is asked now: one of ``DECISION_KINDS`` ("none" when it is not its turn)."""
+        if seat != self.to_act or self.phase == PHASE_OVER:
+            return "none"
+        if self.phase == PHASE_DESTINATION:
+            return "choose_destination"
+        if self.phase == PHASE_CHALLENGE:
+            return "challenge"
+        b = self.battle
+        return "lay_first" if b is None or not b.laid else "lay_answer"
+
+    def clone(self) -> FifthEarthGame:
+        """A fully independent copy (its generator included); card data and config are shared (immutable)."""
+        g = FifthEarthGame.__new__(FifthEarthGame)
+        d = g.__dict__
+        for k, v in self.__dict__.items():
+            if isinstance(v, np.ndarray):
+                d[k] = v.copy()
+            elif isinstance(v, list):
+                d[k] = list(v)  # of ints, tuples, strings or frozen deals: copying the list suffices
+            else:
+                d[k] = v  # config, cards, ints, the last FightResult (never changed once made), the mask cache
+        b = self.battle
+        if b is not None:
+            g.battle = Battle(list(b.players), b.fight, b.first, list(b.lay_order), {p: list(c) for p, c in b.laid.items()})
+        g.rng = copy.deepcopy(self.rng)
+        return g
+
+    def determinize(self, seat: int, rng: np.random.Generator) -> FifthEarthGame:
+        """A game equal to this one in everything ``seat`` observed, every hidden part drawn from ``rng``.
+
+        Public (kept): ``seat``'s own cards, every revealed card and where it went (a table that
+        remembers knows: gap 21), hand, rest-pile and spoils sizes, the count each player laid in
+        the fight under way, the resting characters, the power discard pile, the dice rolled,
+        scores, seeds and whose turn. Hidden (redrawn): the never-revealed cards (``unseen``: in
+        play, not revealed, not mine), spread over the other players' hands, the knocked-out
+        players' retired cards and the undealt cards; the face-down cards laid in the fight under
+        way; the power deck's order (its contents are the cards not in the discard pile); the
+        engine's generator (seeded from ``rng``) and any fixed deals or dice given for the future.
+
+        The prior is uniform: every other player's unknown cards are a uniform draw from the unseen
+        cards, its revealed cards known to be in its hand stay there, and each face-down lay is a
+        uniform choice among the lays of the count it laid that are legal from the hand so drawn
+        (a draw from which no such lay exists is rejected and drawn again). After
+        ``DETERMINIZE_TRIES`` rejections a face-down run is placed first (a uniform choice among
+        the runs of that length it could hold, whose character is not resting) and the rest drawn
+        around it. Reads nothing else of the hidden state: two games that differ only in what
+        ``seat`` cannot see give identical results for the same ``rng``.
+        """
+        g = self.clone()
+        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        g.fixed_deals, g.fixed_dice, g.fixed_dice_given, g.deals_used = [], [], [], []
+        g._mask_cache = None
+        if self.deal_count == 0:
+            return g
+        b = self.battle
+        laid_count = {} if b is None else {p: len(c) for p, c in b.laid.items()}
+        mine = self.hands[seat].astype(bool) | (self.rest_since[seat] != NOBODY) | self.spoils[seat].astype(bool)
+        if seat in laid_count:
+            mine[b.laid[seat]] = True
+        revealed = self.revealed.astype(bool)
+        # What each other player holds to lay from (its hand, plus what it has laid face down now).
+        holders: list[int] = []
+        known: dict[int, np.ndarray] = {}
+        unknown: dict[int, int] = {}
+        for s in range(self.num_players):
+            if s == seat or not self.alive[s]:
+                continue
+            pre = self.hands[s].astype(bool)
+            if s in laid_count:
+                pre = pre.copy()
+                pre[b.laid[s]] = True
+            known[s] = np.flatnonzero(pre & revealed)
+            unknown[s] = int(pre.sum()) - known[s].size
+            holders.append(s)
+        retired_known = self.retired.astype(bool) & revealed
+        retired_unknown = int(self.retired.sum()) - int(retired_known.sum())
+        unseen = np.flatnonzero(self.in_play.astype(bool) & ~revealed & ~mine)
+        fight = b.fight if b is not None else 1
+        layers = [s for s in holders if s in laid_count]
+
+        def draw(forced: dict[int, list[int]], lay_forced: bool = False
+                 ) -> tuple[dict[int, np.ndarray], np.ndarray, dict[int, list[int]]] | None:
+            pool = np.setdiff1d(unseen, [c for cs in forced.values() for c in cs], assume_unique=True)
+            pool = rng.permutation(pool)
+            hands: dict[int, np.ndarray] = {}
+            i = 0
+            for s in holders:
+                extra = np.array(forced.get(s, []), dtype=np.int64)
+                k = unknown[s] - extra.size
+                hands[s] = np.concatenate([known[s], extra, pool[i:i + k]]).astype(np.int64)
+                i += k
+            rest = pool[i:]
+            lays: dict[int, list[int]] = {}
+            for s in layers:
+                options = self._lays_of_count(s, hands[s], laid_count[s], fight)
+                if lay_forced and s in forced_run:
+                    options = [forced_run[s]]
+                if not options:
+                    return None
+                lays[s] = options[int(rng.integers(len(options)))]
+            return hands, rest, lays
+
+        forced_run: dict[int, list[int]] = {}
+        result = None
+        for _ in range(DETERMINIZE_TRIES):
+            result = draw({})
+            if result is not None:
+                break
+        if result is None:
+            forced: dict[int, list[int]] = {}
+            taken: set[int] = set()
+            for s in layers:
+                k = laid_count[s]
+                if k < 2:
+                    continue
+                held = set(unseen.tolist()) - taken | set(known[s].tolist())
+                rested = fight >= self.last_used[s] + self.cards.rest_fights
+                runs = [[card_id(c, st) for st in range(1, k + 1)] for c in range(NUM_CHARACTERS)]
+                fits = [r for r in runs if all(x in held for x in r) and rested[character_of(r[0])]]
+                fits = fits or [r for r in runs if all(x in held for x in r)]
+                run = fits[int(rng.integers(len(fits)))]
+                forced_run[s] = run
+                forced[s] = [x for x in run if x not in set(known[s].tolist())]
+                taken |= set(forced[s])
+            for _ in range(DETERMINIZE_TRIES):
+                result = draw(forced)
+                if result is not None:
+                    break
+            if result is None:  # a run of a resting character (possible only when all it holds rests)
+                result = draw(forced, lay_forced=True)
+        assert result is not None
+        hands, rest, lays = result
+        for s in holders:
+            g.hands[s] = 0
+            g.hands[s, hands[s]] = 1
+        g.retired[:] = 0
+        g.retired[retired_known] = 1
+        g.retired[rest[:retired_unknown]] = 1
+        g.undealt[:] = 0
+        g.undealt[rest[retired_unknown:]] = 1
+        if b is not None:
+            gb = g.battle
+            for s, cards in lays.items():
+                g.hands[s, cards] = 0
+                gb.laid[s] = list(cards)
+            # The lays in progress are the last actions: the record of the determinization shows its own.
+            if gb.laid:
+                head = g.actions[:len(g.actions) - len(gb.laid)]
+                g.actions = head + [(p, lay_action(gb.laid[p])) for p in gb.lay_order if p in gb.laid]
+        g.power_deck = [int(x) for x in rng.permutation(np.setdiff1d(np.arange(NUM_POWER_CARDS), self.power_discard))]
+        g.version = self.version
+        return g
+
+    def _lays_of_count(self, seat: int, hand: np.ndarray, count: int, fight: int) -> list[list[int]]:
+        """The legal lays of ``count`` cards from ``hand`` (card ids) for ``seat`` in ``fight``."""
+        grid = np.zeros(NUM_CARDS, dtype=bool)
+        grid[hand] = True
+        grid = grid.reshape(NUM_CHARACTERS, NUM_STAGES)
+        held = grid.any(axis=1)
+        usable = held & (fight >= self.last_used[seat] + self.cards.rest_fights)
+        if not usable.any():
+            usable = held
+        if count == 1:
+            return [[int(c)] for c in hand if usable[character_of(int(c))]]
+        prefix = np.cumprod(grid, axis=1).sum(axis=1)
+        return [[card_id(int(c), st) for st in range(1, count + 1)] for c in np.flatnonzero(usable & (prefix >= count))]
 
     def usable_characters(self, seat: int) -> np.ndarray:
         """bool[25]: characters ``seat`` may lay now (the reuse restriction, and its exception)."""

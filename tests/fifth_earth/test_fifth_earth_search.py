@@ -1,0 +1,193 @@
+"""The search vocabulary of the Fifth-Earth engine: clone, determinize, decision_kind, information sets.
+
+A determinization must equal the true game in everything the seat observed and draw everything
+hidden from the given generator alone: two games that differ only in hidden cards, the power
+deck's order or the engine's generator give identical determinizations. Where an unseen card
+lies must follow the counting distribution (uniform over the unseen cards).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from fight_envs import fifth_earth_v0
+from fight_envs.core.information import InformationSet
+from fight_envs.games.fifth_earth.observe import encode
+from fight_envs.games.fifth_earth.rules import (
+    DECISION_KINDS,
+    NOBODY,
+    PHASE_LAY,
+    FifthEarthConfig,
+    FifthEarthGame,
+)
+
+
+def state_of(g: FifthEarthGame) -> tuple:
+    """Everything a game holds, as comparable values (the generator by its state)."""
+    b = g.battle
+    battle = None if b is None else (b.players, b.fight, b.first, b.lay_order, sorted(b.laid.items()))
+    return (g.hands.tobytes(), g.rest_since.tobytes(), g.spoils.tobytes(), g.retired.tobytes(), g.undealt.tobytes(),
+            g.revealed.tobytes(), g.in_play.tobytes(), g.last_used.tobytes(), g.alive.tobytes(), battle,
+            g.power_deck, g.power_discard, g.phase, g.to_act, g.seeds, g.bye, g.unpaired, g.advancing, g.claimed,
+            g.actions, g.dice_log, g.events, g.fixed_dice, g.deal_count, str(g.rng.bit_generator.state))
+
+
+def games(config: FifthEarthConfig, seed: int, stride: int = 1):
+    """Yield a randomly played game at every ``stride``-th decision (the same object, moving on)."""
+    game = FifthEarthGame(config)
+    game.new_game(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed + 1)
+    step = 0
+    while not game.is_terminal():
+        if step % stride == 0:
+            yield game
+        legal = game.legal_actions(game.current_player())
+        game.apply_action(game.current_player(), legal[int(rng.integers(len(legal)))])
+        step += 1
+
+
+def hide_differently(game: FifthEarthGame, me: int, rng: np.random.Generator) -> FifthEarthGame:
+    """A copy differing only in what ``me`` cannot see: unseen cards moved, deck reordered, generator reseeded."""
+    v = copy.deepcopy(game)
+    v.rng = np.random.default_rng(int(rng.integers(2**31)))
+    v.power_deck = list(rng.permutation(v.power_deck).tolist())
+    mine = v.hands[me].astype(bool) | (v.rest_since[me] != NOBODY) | v.spoils[me].astype(bool)
+    if v.battle is not None and me in v.battle.laid:
+        mine[v.battle.laid[me]] = True
+    hidden = [s for s in range(v.num_players) if s != me and (v.hands[s] & (1 - v.revealed)).any()]
+    undealt = np.flatnonzero(v.undealt)
+    if hidden and undealt.size:
+        s = hidden[int(rng.integers(len(hidden)))]
+        h = int(rng.choice(np.flatnonzero(v.hands[s] & (1 - v.revealed))))
+        u = int(rng.choice(undealt))
+        v.hands[s, h], v.hands[s, u] = 0, 1
+        v.undealt[h], v.undealt[u] = 1, 0
+    b = v.battle
+    if b is not None:
+        for s, laid in b.laid.items():
+            undealt = np.flatnonzero(v.undealt)
+            if s != me and len(laid) == 1 and not v.revealed[laid[0]] and undealt.size:
+                u = int(rng.choice(undealt))
+                v.undealt[laid[0]], v.undealt[u] = 1, 0
+                b.laid[s] = [u]
+    v.fixed_dice = [int(x) for x in rng.integers(1, 7, size=3)]
+    return v
+
+
+CONFIGS = [
+    FifthEarthConfig(num_players=2),
+    FifthEarthConfig(num_players=3),
+    FifthEarthConfig(num_players=4, format="royale", won_cards="spoils"),
+    FifthEarthConfig(num_players=5, num_destinations=2),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.format}")
+def test_determinization_reads_nothing_hidden_and_keeps_everything_seen(config: FifthEarthConfig) -> None:
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(2):
+        for game in games(config, seed, stride=3):
+            me = int(rng.integers(game.num_players))
+            twin = hide_differently(game, me, rng)
+            a = game.determinize(me, np.random.default_rng(99))
+            b = twin.determinize(me, np.random.default_rng(99))
+            assert state_of(a) == state_of(b), "a determinization depends on what the seat cannot see"
+            for d in (a, b):
+                assert np.array_equal(encode(d, me), encode(game, me)), "a determinization changed what the seat sees"
+                assert np.array_equal(d.legal_action_mask(me), game.legal_action_mask(me))
+                assert d.decision_kind(me) == game.decision_kind(me)
+                for s in range(game.num_players):  # every count and every public fact agrees
+                    assert d.hands[s].sum() == game.hands[s].sum()
+                    assert d.current_player() == game.current_player()
+            assert a.rng.bit_generator.state != game.rng.bit_generator.state, "the generator was copied"
+            checked += 1
+    assert checked > 20
+
+
+def test_a_determinization_plays_on_to_the_end_with_every_card_in_one_place() -> None:
+    from fifth_earth_helpers import conservation_problems
+
+    for config in CONFIGS:
+        for game in games(config, 3, stride=7):
+            d = game.determinize(game.current_player(), np.random.default_rng(1))
+            assert not conservation_problems(d), conservation_problems(d)
+            rng = np.random.default_rng(2)
+            while not d.is_terminal():
+                legal = d.legal_actions(d.current_player())
+                d.apply_action(d.current_player(), legal[int(rng.integers(len(legal)))])
+            assert not conservation_problems(d)
+
+
+def test_clone_is_independent_and_continues_identically() -> None:
+    for game in games(FifthEarthConfig(num_players=3), 4, stride=5):
+        c = game.clone()
+        assert state_of(c) == state_of(game)
+        if c.is_terminal():
+            continue
+        before = state_of(game)
+        legal = c.legal_actions(c.current_player())
+        c.apply_action(c.current_player(), legal[-1])
+        assert state_of(game) == before, "playing the clone changed the original"
+        g2 = game.clone()
+        g2.apply_action(g2.current_player(), legal[-1])
+        assert state_of(g2) == state_of(c), "two clones diverged on the same action"
+
+
+def test_decision_kinds_name_every_decision() -> None:
+    seen: set[str] = set()
+    for game in games(FifthEarthConfig(num_players=3), 0):
+        for s in range(game.num_players):
+            kind = game.decision_kind(s)
+            assert kind in DECISION_KINDS
+            assert (kind == "none") == (s != game.current_player())
+            seen.add(kind)
+    assert seen == set(DECISION_KINDS)
+
+
+def test_unseen_cards_follow_the_counting_distribution() -> None:
+    """Answering a face-down single card in fight 1 (2 players, 25 characters): each of the 92
+    cards I have not seen is the laid one with chance 1/92 and in the opponent's hand with 7/92."""
+    config = FifthEarthConfig(num_players=2)
+    game = FifthEarthGame(config)
+    game.new_game(np.random.default_rng(11))
+    while not (game.phase == PHASE_LAY and game.battle.laid):
+        game.apply_action(game.current_player(), game.legal_actions(game.current_player())[0])
+    me = game.current_player()
+    opp = 1 - me
+    assert len(game.battle.laid[opp]) == 1
+    unseen = np.flatnonzero(~game.hands[me].astype(bool))
+    assert unseen.size == 92
+    rng = np.random.default_rng(3)
+    samples = 4600
+    laid = np.zeros(100)
+    held = np.zeros(100)
+    for _ in range(samples):
+        d = game.determinize(me, rng)
+        laid[d.battle.laid[opp][0]] += 1
+        held += d.hands[opp]
+    assert laid[game.hands[me].astype(bool)].sum() == 0 and held[game.hands[me].astype(bool)].sum() == 0
+    for counts, p in ((laid[unseen], 1 / 92), (held[unseen], 7 / 92)):
+        expected = samples * p
+        chi2 = float(((counts - expected) ** 2 / expected).sum())
+        # df = 91 (laid; held is a sum of 7 draws without replacement, so its spread is smaller):
+        # the 99.9% point of chi-square(91) is about 137.
+        assert chi2 < 137, chi2
+
+
+def test_env_information_set_and_decision_kind() -> None:
+    env = fifth_earth_v0.raw_env(num_players=3)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    info = env.information_set(agent)
+    assert isinstance(info, InformationSet)
+    assert info.state is not env.game
+    obs, mask = info.observe(info.state, info.seat)
+    assert np.array_equal(obs, env.observe(agent)["observation"])
+    assert np.array_equal(mask, env.observe(agent)["action_mask"])
+    assert env.decision_kind(agent) == info.decision_kind() != "none"
+    other = next(a for a in env.agents if a != agent)
+    assert env.decision_kind(other) == "none"

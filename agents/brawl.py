@@ -157,9 +157,39 @@ class HeuristicAgent(Agent):
         return int(tied[int(self.rng.integers(len(tied)))])
 
 
+class FirstLegalAgent(Agent):
+    """One-line rule: always the lowest-numbered legal action."""
+
+    name = "first_legal"
+    game = GAME
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        return int(legal[0])
+
+
+class NeverPassAgent(Agent):
+    """One-line rule: uniformly random among the legal actions, but never PASS when a card can be played."""
+
+    name = "never_pass"
+    game = GAME
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        cards = legal[legal < PASS]
+        pick = cards if cards.size else legal
+        return int(pick[self.rng.integers(pick.size)])
+
+
 def baselines() -> dict[str, type[Agent]]:
     """Baseline classes of Brawl by name."""
-    return {"random": RandomAgent, "heuristic": HeuristicAgent}
+    return {"random": RandomAgent, "heuristic": HeuristicAgent, "first_legal": FirstLegalAgent,
+            "never_pass": NeverPassAgent}
 
 
-__all__ = ["MAX_PLAYERS", "NUM_CARD_TYPES", "BrawlView", "HeuristicAgent", "baselines"]
+__all__ = ["MAX_PLAYERS", "NUM_CARD_TYPES", "BrawlView", "FirstLegalAgent", "HeuristicAgent", "NeverPassAgent",
+           "baselines"]

@@ -61,9 +61,14 @@ def make_deal(hands: Sequence[Sequence[str]], pile_top: Sequence[str] = (), card
 
 
 def new_game(hands: Sequence[Sequence[str]], pile_top: Sequence[str] = (), cards: BrawlCards | None = None,
-             chaos_windows: bool = True, seed: int = 0, max_steps: int | None = None) -> BrawlGame:
+             chaos_windows: bool | str | None = True, seed: int = 0, max_steps: int | None = None,
+             rules: str = "classic", **levers: object) -> BrawlGame:
+    """A game on a fixed deal; by default under ``rules="classic"`` (the scenarios of the first
+    release); ``rules="standard"`` and single ``levers`` (``showdown=...``) for the new choices."""
     cards = cards or small_cards(len(hands[0]) - 1)
-    game = BrawlGame(BrawlConfig(num_players=len(hands), chaos_windows=chaos_windows, max_steps=max_steps), cards)
+    config = BrawlConfig(num_players=len(hands), chaos_windows=chaos_windows, max_steps=max_steps, rules=rules,
+                         **levers)
+    game = BrawlGame(config, cards)
     game.new_game(np.random.default_rng(seed), make_deal(hands, pile_top, cards))
     return game
 

@@ -4,6 +4,7 @@ in duplicate matches (every deal played from every seat) with ``fight_envs.agent
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fight_envs.agents.base import RandomAgent
@@ -15,7 +16,14 @@ from fight_envs.games.brawl.observe import encode
 
 
 def test_registry_builds_the_brawl_baselines() -> None:
-    assert list_agents("brawl_v0") == ["random", "heuristic"]
+    assert list_agents("brawl_v0") == ["random", "heuristic", "first_legal", "never_pass"]
+    first, never = make_agent("first_legal", game="brawl", seed=1), make_agent("never_pass", game="brawl", seed=1)
+    mask = np.zeros(16, dtype=np.int8)
+    mask[[3, 9, 13]] = 1
+    assert first.act(np.zeros(268, dtype=np.float32), mask) == 3
+    assert {never.act(np.zeros(268, dtype=np.float32), mask) for _ in range(50)} == {3, 9}
+    mask[[3, 9]] = 0
+    assert never.act(np.zeros(268, dtype=np.float32), mask) == 13
     assert isinstance(make_agent("heuristic", game="brawl", seed=1), HeuristicAgent)
 
 

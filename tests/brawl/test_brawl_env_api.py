@@ -50,7 +50,7 @@ def test_spaces_are_the_same_for_every_agent_and_every_player_count() -> None:
 
 
 def test_mask_is_the_legal_set_and_zero_for_everyone_else_and_info_keys_never_change() -> None:
-    env = brawl_v0.raw_env(num_players=4)
+    env = brawl_v0.raw_env(num_players=4, mask_in_info=True)
     env.reset(seed=3)
 
     def check(env, agent, obs, info):
@@ -123,7 +123,7 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action() -> None:
         pytest.param({"chaos_windows": "yes"}, "chaos_windows must be True, False or 'all'", id="bad-windows"),
         pytest.param({"viewer": 3}, "viewer must be None or a seat in 0..1", id="bad-viewer"),
         pytest.param({"render_mode": "rgb_array"}, "render_mode must be None or one of", id="bad-render"),
-        pytest.param({"colour": "red"}, "unknown brawl_v0 option 'colour'; allowed: cards, chaos_windows", id="unknown"),
+        pytest.param({"colour": "red"}, "unknown brawl_v0 option 'colour'; allowed: ask_noops, cards, chaos_windows", id="unknown"),
     ],
 )
 def test_bad_options_raise_config_error(options: dict, message: str) -> None:
@@ -234,19 +234,42 @@ def test_game_record_is_json_and_replays_observations_and_results() -> None:
         replay({"format": "x"})
 
 
-def test_parallel_env_applies_only_the_deciders_action() -> None:
-    env = brawl_v0.parallel_env(num_players=3)
+@pytest.mark.parametrize("options", [{"num_players": 3}, {"num_players": 5, "rules": "classic"}])
+def test_parallel_env_applies_only_the_deciders_action(options: dict) -> None:
+    """Every live agent has a non-empty mask: the decider its legal set, everyone else PASS (wait)."""
+    env = brawl_v0.parallel_env(**options)
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(0)
     steps = 0
+    wait = np.eye(NUM_ACTIONS, dtype=np.int8)[PASS]
     while env.agents:
-        deciders = [a for a in env.agents if obs[a]["action_mask"].any()]
-        assert len(deciders) == 1
-        actions = {a: (int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in deciders else 99)
-                   for a in env.agents}
+        decider = env.possible_agents[env.game.current_player()]
+        for a in env.agents:
+            assert obs[a]["action_mask"].any()
+            if a != decider:
+                assert np.array_equal(obs[a]["action_mask"], wait)
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
         obs, *_ = env.step(actions)
         steps += 1
     assert steps == env.game.steps and env.game.is_over()
+
+
+def test_parallel_env_refuses_anything_but_pass_from_an_agent_that_is_not_deciding() -> None:
+    env = brawl_v0.parallel_raw_env(num_players=3)
+    env.reset(seed=1)
+    before = env.game.clone()
+    actions = {a: PASS for a in env.agents}
+    actions[env.possible_agents[env.game.current_player()]] = env.game.legal_actions(env.game.current_player())[0]
+    other = next(a for a in env.agents if env.table.seat[a] != env.game.current_player())
+    actions[other] = 0
+    with pytest.raises(IllegalActionError, match="not deciding and must send PASS"):
+        env.step(actions)
+    assert env.game.actions == before.actions and np.array_equal(env.game.hands, before.hands)
+    wrapped = brawl_v0.parallel_env(num_players=3)
+    wrapped.reset(seed=1)
+    with pytest.warns(UserWarning, match="must send PASS"):
+        _, rewards, terms, _, _ = wrapped.step(actions)
+    assert rewards[other] == -1.0 and all(terms.values())
 
 
 def test_registry_lists_brawl_and_builds_every_api() -> None:

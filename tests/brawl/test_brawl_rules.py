@@ -343,7 +343,8 @@ def test_step_limit_truncates_and_unfinished_fighters_share_the_places_left() ->
 
 
 def test_default_step_limit_per_fighter_count_and_window_mode() -> None:
-    assert [BrawlConfig(num_players=n).step_limit for n in (2, 8)] == [300, 1200]
+    assert [BrawlConfig(num_players=n, rules="classic").step_limit for n in (2, 8)] == [300, 1200]
+    assert [BrawlConfig(num_players=n).step_limit for n in (2, 8)] == [600, 2400]  # standard: "all" windows
     assert BrawlConfig(num_players=3, chaos_windows=False).step_limit == 450
     assert BrawlConfig(num_players=3, chaos_windows="all").step_limit == 900
     assert BrawlConfig(num_players=3, chaos_windows="all", max_steps=17).step_limit == 17

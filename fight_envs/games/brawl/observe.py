@@ -4,7 +4,8 @@ Seats are relative to the observer: relative seat ``k`` is the fighter ``k`` pla
 of it (``k = 0`` is the observer). Every per-seat block has ``MAX_PLAYERS = 8`` entries, zero
 beyond the table's size, so one network plays every player count. Hidden information (the other
 fighters' hands, the order and make-up of the draw pile) never enters; what does is public
-(hand sizes, the discard pile, the cards on the table, everything played) or the observer's own.
+(hand sizes, the discard pile, the cards on the table, everything played, the public memory of
+``BrawlGame.known`` and ``chaos_played``) or the observer's own.
 
 | block | size | meaning |
 | --- | --- | --- |
@@ -28,6 +29,9 @@ fighters' hands, the order and make-up of the draw pile) never enters; what does
 | ``last_actor`` | 8 | relative seat that took it |
 | ``showdown`` | 1 | 1 once only two fighters are left |
 | ``progress`` | 1 | decisions taken / step limit |
+| ``known`` | 104 | per relative seat 1..7 (8 x 13, seat 0's row zero), cards the table knows to be in that hand: a blocked attack taken back, a CHAOS shown in a holders-only window, the whole hand in an open showdown |
+| ``chaos_played`` | 8 | CHAOS cards each relative seat has played |
+| ``battle_attacks`` | 1 | attack cards played in the current battle |
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ _LAYOUT: list[tuple[str, int]] = [
     ("chaos_spent", 1), ("direction", 2), ("phase", NUM_PHASES), ("attack", NUM_CARD_TYPES),
     ("attacker", MAX_PLAYERS), ("defender", MAX_PLAYERS), ("opener", MAX_PLAYERS), ("actor", MAX_PLAYERS),
     ("last_action", NUM_ACTIONS), ("last_actor", MAX_PLAYERS), ("showdown", 1), ("progress", 1),
+    ("known", MAX_PLAYERS * NUM_CARD_TYPES), ("chaos_played", MAX_PLAYERS), ("battle_attacks", 1),
 ]
 OBS_SLICES: dict[str, slice] = {}
 _start = 0
@@ -53,46 +58,66 @@ OBS_SIZE = _start
 OBS_HIGH = 200.0
 """Upper bound of every feature (a count never exceeds the deck, at most 200 cards by design)."""
 
+_S = {name: sl.start for name, sl in OBS_SLICES.items()}
+_REL = {n: [np.array([(s + k) % n for k in range(n)]) for s in range(n)] for n in range(1, MAX_PLAYERS + 1)}
+"""_REL[n][seat][k]: the absolute seat of relative seat k."""
+_PRESENT = {n: np.ones(n, dtype=np.float32) for n in range(1, MAX_PLAYERS + 1)}
+
 
 def encode(game: BrawlGame, seat: int) -> np.ndarray:
     """The observation vector of ``seat``."""
     n = game.num_players
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    rel = [(seat + k) % n for k in range(n)]  # relative seat k -> absolute seat
-
-    def put(name: str, values: np.ndarray | list[float]) -> None:
-        sl = OBS_SLICES[name]
-        obs[sl.start:sl.start + len(values)] = values
-
-    def one_hot_seat(name: str, absolute: int) -> None:
-        if absolute != NO_SEAT:
-            obs[OBS_SLICES[name].start + (absolute - seat) % n] = 1.0
-
-    put("hand", game.hands[seat])
-    put("hand_sizes", game.hands.sum(axis=1)[rel])
-    put("present", np.ones(n))
-    put("fighting", game.active[rel])
-    put("place", game.place[rel] / n)
-    obs[OBS_SLICES["draw_pile"].start] = len(game.draw_pile)
-    put("discard", game.discard_counts)
+    rel = _REL[n][seat]
+    hands = game.hands
+    obs[0:NUM_CARD_TYPES] = hands[seat]
+    i = _S["hand_sizes"]
+    obs[i:i + n] = hands.sum(axis=1)[rel]
+    i = _S["present"]
+    obs[i:i + n] = 1.0
+    active = game.active[rel]
+    i = _S["fighting"]
+    obs[i:i + n] = active
+    if game.finish_order:
+        i = _S["place"]
+        obs[i:i + n] = game.place[rel] / n
+    obs[_S["draw_pile"]] = len(game.draw_pile)
+    i = _S["discard"]
+    obs[i:i + NUM_CARD_TYPES] = game.discard_counts
     if game.table:
-        put("table", np.bincount(np.array(game.table), minlength=NUM_CARD_TYPES))
-    obs[OBS_SLICES["chaos_spent"].start] = game.chaos_spent
-    obs[OBS_SLICES["direction"].start + (0 if game.direction == 1 else 1)] = 1.0
-    obs[OBS_SLICES["phase"].start + int(game.phase)] = 1.0
+        i = _S["table"]
+        for c in game.table:
+            obs[i + c] += 1.0
+    obs[_S["chaos_spent"]] = game.chaos_spent
+    obs[_S["direction"] + (0 if game.direction == 1 else 1)] = 1.0
+    obs[_S["phase"] + int(game.phase)] = 1.0
     b = game.battle
     if b.attack_card != NO_CARD:
-        obs[OBS_SLICES["attack"].start + b.attack_card] = 1.0
-    one_hot_seat("attacker", b.attacker)
-    one_hot_seat("defender", b.defender)
-    one_hot_seat("opener", b.opener)
-    one_hot_seat("actor", game.actor)
+        obs[_S["attack"] + b.attack_card] = 1.0
+    if b.attacker != NO_SEAT:
+        obs[_S["attacker"] + (b.attacker - seat) % n] = 1.0
+    if b.defender != NO_SEAT:
+        obs[_S["defender"] + (b.defender - seat) % n] = 1.0
+    if b.opener != NO_SEAT:
+        obs[_S["opener"] + (b.opener - seat) % n] = 1.0
+    if game.actor != NO_SEAT:
+        obs[_S["actor"] + (game.actor - seat) % n] = 1.0
     if game.events:
         last = game.events[-1]
-        obs[OBS_SLICES["last_action"].start + last.action] = 1.0
-        one_hot_seat("last_actor", last.seat)
-    obs[OBS_SLICES["showdown"].start] = float(game.showdown)
-    obs[OBS_SLICES["progress"].start] = game.steps / game.config.step_limit
+        obs[_S["last_action"] + last.action] = 1.0
+        obs[_S["last_actor"] + (last.seat - seat) % n] = 1.0
+    obs[_S["showdown"]] = float(game.showdown)
+    obs[_S["progress"]] = game.steps / game.config.step_limit
+    i = _S["known"]
+    if game.showdown and game.config.showdown == "open":
+        public = np.where(game.active[:, None], hands, game.known)
+    else:
+        public = game.known
+    obs[i:i + n * NUM_CARD_TYPES] = public[rel].ravel()
+    obs[i:i + NUM_CARD_TYPES] = 0.0  # my own row: my hand is in ``hand``
+    i = _S["chaos_played"]
+    obs[i:i + n] = game.chaos_played[rel]
+    obs[_S["battle_attacks"]] = b.attacks
     # Custom card data may hold far more cards than the standard deck; clip so the observation
     # always lies inside its Box (only card counts above OBS_HIGH are affected).
     np.minimum(obs, OBS_HIGH, out=obs)

@@ -17,7 +17,9 @@ from fight_envs.core.records import check_record_header, replay_actions
 from fight_envs.games.brawl.cards import BrawlCards, parse_cards
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, parse_deal
 
-RECORD_FORMAT = "fight-envs/brawl-record/v1"
+RECORD_FORMAT = "fight-envs/brawl-record/v2"
+OLD_FORMATS = ("fight-envs/brawl-record/v1",)
+"""v1 records (before the rule sets) replay under ``rules="classic"``, the rules they were played by."""
 
 
 def make_record(game: BrawlGame, seed: int | None) -> dict[str, Any]:
@@ -26,7 +28,7 @@ def make_record(game: BrawlGame, seed: int | None) -> dict[str, Any]:
     return {
         "format": RECORD_FORMAT,
         "game": "brawl",
-        "config": {"num_players": cfg.num_players, "chaos_windows": cfg.chaos_windows, "max_steps": cfg.max_steps},
+        "config": cfg.to_json(),
         "cards": game.cards.to_json(),
         "seed": seed,
         "fixed_deal": game.fixed_deal,
@@ -53,10 +55,14 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError if the
     record is malformed or does not match what the rules produce.
     """
-    check_record_header(record, RECORD_FORMAT, "Brawl",
+    old = isinstance(record, dict) and record.get("format") in OLD_FORMATS
+    check_record_header(record, record["format"] if old else RECORD_FORMAT, "Brawl",
                         {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"})
     try:
-        config = BrawlConfig(**record["config"])
+        settings = dict(record["config"])
+        if old:
+            settings.setdefault("rules", "classic")
+        config = BrawlConfig(**settings)
         cards: BrawlCards = parse_cards(record["cards"], "record cards")
         deal = parse_deal(record["deal"], config.num_players, cards, "record deal")
         game = BrawlGame(config, cards)

@@ -9,6 +9,12 @@ changes nothing.
 
 Seats ``0..n-1`` sit clockwise; the dealer is seat ``n-1``, so seat 0 (left of the dealer)
 attacks first and the first direction of play is clockwise (increasing seat index).
+
+Two rule sets (``BrawlConfig.rules``): ``"standard"`` (the default) and ``"classic"`` (the first
+release's reading, kept as it was). Each lever can also be set on its own; ``None`` takes the rule
+set's value (``RULE_SETS``). The search vocabulary of ``fight_envs.core.information``
+(``clone``, ``determinize``, ``decision_kind``) is implemented here; ``DECISION_KINDS`` lists the
+kinds.
 """
 
 from __future__ import annotations
@@ -30,8 +36,6 @@ from fight_envs.games.brawl.cards import (
     NUM_ATTACKS,
     NUM_CARD_TYPES,
     BrawlCards,
-    attacks_of_element,
-    element_of,
     is_attack,
 )
 
@@ -65,30 +69,90 @@ class Phase(IntEnum):
     CHAOS_DIRECTION = 6
     """The fighter who played CHAOS chooses the direction of play."""
     WINDOW = 7
-    """A reaction window: a fighter holding CHAOS may play it out of turn, or PASS."""
+    """A reaction window: a fighter may play CHAOS out of turn, or PASS."""
     OVER = 8
 
 
 NUM_PHASES = len(Phase)
 
+DECISION_KINDS = ("attack", "defend", "follow_up", "chaos_direction", "chaos_window", "none")
+"""Kinds of decision (``BrawlGame.decision_kind``): ``attack`` opens a battle; ``defend`` answers an
+attack; ``follow_up`` is the attack (or PASS) after one's own JUMP or COUNTER or on either side of
+a DODGE; ``chaos_direction`` picks the direction after a CHAOS; ``chaos_window`` is a reaction
+window (play CHAOS out of turn or PASS); ``none``: the seat is not deciding (or the game is over)."""
+_KIND_OF_PHASE = {
+    Phase.ATTACK: "attack", Phase.DEFEND: "defend", Phase.JUMP_FOLLOW: "follow_up", Phase.DODGE_BACK: "follow_up",
+    Phase.DODGE_AGAIN: "follow_up", Phase.COUNTER_FOLLOW: "follow_up", Phase.CHAOS_DIRECTION: "chaos_direction",
+    Phase.WINDOW: "chaos_window", Phase.OVER: "none",
+}
+
+HIT_DRAWS = ("one", "per_attack")
+SHOWDOWNS = ("same", "open")
+RULE_SETS: dict[str, dict[str, Any]] = {
+    "standard": {"chaos_windows": "all", "hit_draws": "one", "showdown": "open", "ask_noops": False,
+                 "skip_forced": False},
+    "classic": {"chaos_windows": True, "hit_draws": "one", "showdown": "same", "ask_noops": True,
+                "skip_forced": False},
+}
+"""Each rule set's levers (``seeds/brawl.md``, design choices): ``chaos_windows`` True (windows
+for CHAOS holders, which shows who holds one), ``"all"`` (every other fighter is asked) or False;
+``hit_draws`` "one" (taking the hit draws one card) or "per_attack" (one card per attack played in
+the battle); ``showdown`` "same" (the last two play on as before) or "open" (once two fighters are
+left both hands are face up); ``ask_noops`` asks the direction after a CHAOS even when only two
+fighters are left (both answers then do the same); ``skip_forced`` applies a decision with a single
+legal action without asking (never a reaction window: asking everyone is what hides who holds a
+CHAOS)."""
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def as_action(action: Any) -> Any:
+    """A Python int for an int or a 0-d numpy integer array (what ``Discrete.sample`` and SB3 give); else as is."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    if isinstance(action, np.integer):
+        return int(action)
+    return action
+
 
 @dataclass(frozen=True)
 class BrawlConfig:
-    """Game options. ``max_steps`` None means the default limit of ``step_limit``."""
+    """Game options. ``max_steps`` None means the default limit of ``step_limit``; every lever left
+    None takes the value of the rule set ``rules`` (``RULE_SETS``)."""
 
     num_players: int = 2
-    chaos_windows: bool | str = True
+    chaos_windows: bool | str | None = None
     """True: reaction windows for CHAOS holders; 'all': every other fighter is asked (so being
-    asked reveals nothing); False: no windows."""
+    asked reveals nothing); False: no windows. None: the rule set's ('all' in 'standard')."""
     max_steps: int | None = None
+    rules: str = "standard"
+    hit_draws: str | None = None
+    showdown: str | None = None
+    ask_noops: bool | None = None
+    skip_forced: bool | None = None
 
     def __post_init__(self) -> None:
         n = self.num_players
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ConfigError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
+        if not isinstance(self.rules, str) or self.rules not in RULE_SETS:
+            raise ConfigError(f"rules must be one of {tuple(RULE_SETS)}, got {self.rules!r}")
+        preset = RULE_SETS[self.rules]
+        for name, value in preset.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
         w = self.chaos_windows
         if not (w is True or w is False or w == "all"):  # identity: 1 and 0 are not accepted as booleans
             raise ConfigError(f"chaos_windows must be True, False or 'all', got {w!r}")
+        if self.hit_draws not in HIT_DRAWS:
+            raise ConfigError(f"hit_draws must be one of {HIT_DRAWS}, got {self.hit_draws!r}")
+        if self.showdown not in SHOWDOWNS:
+            raise ConfigError(f"showdown must be one of {SHOWDOWNS}, got {self.showdown!r}")
+        for name in ("ask_noops", "skip_forced"):
+            if getattr(self, name) not in (True, False) or not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
         m = self.max_steps
         if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1):
             raise ConfigError(f"max_steps must be None or an int >= 1, got {m!r}")
@@ -101,6 +165,12 @@ class BrawlConfig:
             return int(self.max_steps)
         per_player = DEFAULT_STEPS_PER_PLAYER * (2 if self.chaos_windows == "all" else 1)
         return per_player * self.num_players
+
+    def to_json(self) -> dict[str, Any]:
+        return {"num_players": int(self.num_players), "chaos_windows": self.chaos_windows,
+                "max_steps": None if self.max_steps is None else int(self.max_steps), "rules": self.rules,
+                "hit_draws": self.hit_draws, "showdown": self.showdown, "ask_noops": self.ask_noops,
+                "skip_forced": self.skip_forced}
 
 
 @dataclass(frozen=True)
@@ -156,6 +226,12 @@ class Battle:
     attack_card: int = NO_CARD
     element: int = -1
     dodger: int = NO_SEAT
+    attacks: int = 0
+    """Attack cards played in this battle so far (``hit_draws="per_attack"``)."""
+
+    def copy(self) -> Battle:
+        return Battle(self.opener, self.attacker, self.defender, self.attack_card, self.element, self.dodger,
+                      self.attacks)
 
 
 @dataclass
@@ -168,7 +244,13 @@ class Event:
 
 
 class BrawlGame:
-    """One game of Brawl. ``new_game`` deals; ``apply_action`` advances it one decision."""
+    """One game of Brawl. ``new_game`` deals; ``apply_action`` advances it one decision.
+
+    Public memory (what every fighter has seen, kept here so clones and determinizations carry
+    it): ``known[s, c]``, copies of card ``c`` the table knows to be in fighter ``s``'s hand (a
+    blocked attack taken back, a CHAOS shown by being asked in a holders-only window; with the
+    open showdown, both hands), and ``chaos_played[s]``, the CHAOS cards ``s`` has played.
+    """
 
     def __init__(self, config: BrawlConfig | None = None, cards: BrawlCards = DEFAULT_CARDS) -> None:
         self.config = config or BrawlConfig()
@@ -186,8 +268,6 @@ class BrawlGame:
     def new_game(self, rng: np.random.Generator, deal: BrawlDeal | None = None) -> None:
         """Start a game: shuffle and deal from ``rng`` unless ``deal`` fixes the cards."""
         n, cards = self.num_players, self.cards
-        self.rng = rng
-        self.fixed_deal = deal is not None
         if deal is None:
             deck = np.repeat(np.arange(NUM_CARD_TYPES), cards.deck).tolist()
             rng.shuffle(deck)
@@ -195,15 +275,20 @@ class BrawlGame:
             hands: list[list[int]] = [[] for _ in range(n)]
             for k in range(cards.deal_size * n):
                 hands[k % n].append(int(deck[k]))
-            deal = BrawlDeal(tuple(tuple(h) for h in hands), tuple(int(c) for c in deck[cards.deal_size * n:]))
-        elif len(deal.hands) != n:
-            raise DealError(f"the deal has {len(deal.hands)} hands for {n} fighters")
-        self.deal = deal
+            deal_used = BrawlDeal(tuple(tuple(h) for h in hands), tuple(int(c) for c in deck[cards.deal_size * n:]))
+            fixed = False
+        else:
+            if len(deal.hands) != n:
+                raise DealError(f"the deal has {len(deal.hands)} hands for {n} fighters")
+            deal_used, fixed = deal, True
+        self.rng = rng
+        self.fixed_deal = fixed
+        self.deal = deal_used
         self.hands = np.zeros((n, NUM_CARD_TYPES), dtype=np.int64)
-        for s, h in enumerate(deal.hands):
+        for s, h in enumerate(deal_used.hands):
             for c in h:
                 self.hands[s, c] += 1
-        self.draw_pile: list[int] = list(reversed(deal.draw_pile))  # top of the pile is the list's end
+        self.draw_pile: list[int] = list(reversed(deal_used.draw_pile))  # top of the pile is the list's end
         self.discard: list[int] = []
         self.discard_counts = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
         self.table: list[int] = []
@@ -211,19 +296,27 @@ class BrawlGame:
         self.active = np.ones(n, dtype=bool)
         self.place = np.zeros(n, dtype=np.int64)
         """Finishing place (1 = first), 0 while still fighting."""
+        self.known = np.zeros((n, NUM_CARD_TYPES), dtype=np.int64)
+        self.chaos_played = np.zeros(n, dtype=np.int64)
         self.finish_order: list[list[int]] = []
-        self.showdown = n == 2
+        self.showdown = False
         self.battle = Battle()
         self.window: list[int] = []
+        self.window_from = NO_SEAT
         self.resume: tuple[Phase, int] = (Phase.OVER, NO_SEAT)
         self.steps = 0
         self.truncated = False
         self.reshuffles = 0
         self.chaos_spent = 0
         self.actions: list[tuple[int, int]] = []
+        """The decisions asked, in order (what a record replays)."""
         self.events: list[Event] = []
+        """Every action applied, the skipped forced ones included."""
         self.version = 0
+        if n == 2:
+            self._enter_showdown()
         self._begin_attack(0)
+        self._skip_forced()
 
     # ------------------------------------------------------------------ queries
     def current_player(self) -> int:
@@ -238,6 +331,12 @@ class BrawlGame:
 
     def hand_size(self, seat: int) -> int:
         return int(self.hands[seat].sum())
+
+    def decision_kind(self, seat: int) -> str:
+        """One of ``DECISION_KINDS``: what ``seat`` is asked now (``"none"`` if it is not deciding)."""
+        if self.phase == Phase.OVER or seat != self.actor:
+            return "none"
+        return _KIND_OF_PHASE[self.phase]
 
     def next_active(self, seat: int, direction: int | None = None) -> int:
         """The next fighter still fighting after ``seat`` in ``direction`` (default: the play's)."""
@@ -261,37 +360,115 @@ class BrawlGame:
         if ph == Phase.CHAOS_DIRECTION:
             mask[CLOCKWISE] = mask[COUNTER_CLOCKWISE] = 1
             return mask
+        mask[CHAOS] = hand[CHAOS] > 0  # CHAOS may be played at any decision of one's own, and in windows
+        mask[PASS] = 1
         if ph == Phase.WINDOW:
-            mask[CHAOS] = hand[CHAOS] > 0
-            mask[PASS] = 1
             return mask
-        mask[CHAOS] = hand[CHAOS] > 0  # CHAOS may be played at any decision of one's own
         if ph == Phase.ATTACK:
             mask[:NUM_ATTACKS] = hand[:NUM_ATTACKS] > 0
             # PASS (draw, turn over) only when no elemental attack can be played
             mask[PASS] = not mask[:NUM_ATTACKS].any()
         elif ph == Phase.DEFEND:
             mask[b.attack_card] = hand[b.attack_card] > 0
-            for c in (JUMP, DODGE, COUNTER, BLOCK):
-                mask[c] = hand[c] > 0
-            mask[PASS] = 1
-        elif ph in (Phase.JUMP_FOLLOW, Phase.DODGE_BACK, Phase.DODGE_AGAIN):
-            for c in attacks_of_element(b.element):
-                mask[c] = hand[c] > 0
-            mask[PASS] = 1
+            mask[JUMP:CHAOS] = hand[JUMP:CHAOS] > 0  # JUMP, DODGE, COUNTER, BLOCK
         elif ph == Phase.COUNTER_FOLLOW:
             mask[:NUM_ATTACKS] = hand[:NUM_ATTACKS] > 0
-            mask[PASS] = 1
+        else:  # JUMP_FOLLOW, DODGE_BACK, DODGE_AGAIN: an attack of the battle's element
+            p = 2 * b.element
+            mask[p:p + 2] = hand[p:p + 2] > 0
         return mask
+
+    def public_hand(self, seat: int) -> np.ndarray:
+        """What the table knows of ``seat``'s hand, per card type (all of it in an open showdown)."""
+        if self.showdown and self.config.showdown == "open" and self.active[seat]:
+            return self.hands[seat]
+        return self.known[seat]
+
+    # ------------------------------------------------------------------ search vocabulary
+    def clone(self) -> BrawlGame:
+        """A fully independent copy, its random generator included."""
+        g = BrawlGame.__new__(BrawlGame)
+        g.__dict__.update(self.__dict__)
+        g.rng = np.random.Generator(type(self.rng.bit_generator)())
+        g.rng.bit_generator.state = self.rng.bit_generator.state
+        for name in ("hands", "discard_counts", "active", "place", "known", "chaos_played"):
+            setattr(g, name, getattr(self, name).copy())
+        g.draw_pile, g.discard, g.table, g.window = list(self.draw_pile), list(self.discard), list(self.table), \
+            list(self.window)
+        g.finish_order = [list(x) for x in self.finish_order]
+        g.actions, g.events = list(self.actions), list(self.events)
+        g.battle = self.battle.copy()
+        return g
+
+    def unseen_counts(self, seat: int) -> np.ndarray:
+        """Copies of each card type that ``seat`` cannot place: in the draw pile or in another
+        fighter's hand beyond what the table knows (``known``)."""
+        seen = self.hands[seat] + self.discard_counts
+        if self.table:
+            seen = seen + np.bincount(np.asarray(self.table, dtype=np.int64), minlength=NUM_CARD_TYPES)
+        for s in range(self.num_players):
+            if s != seat:
+                seen = seen + self.public_hand(s)
+        out = self.cards.deck - seen
+        out[CHAOS] -= self.chaos_spent
+        return out
+
+    def determinize(self, seat: int, rng: np.random.Generator) -> BrawlGame:
+        """A game equal to this one in everything ``seat`` observed, the hidden cards dealt from ``rng``.
+
+        Hidden: the other fighters' cards beyond what the table knows of them (``public_hand``),
+        the draw pile's make-up and order, and the generator of future reshuffles. The unseen
+        cards (the deck less my hand, the discard pile, the table, the spent CHAOS cards and every
+        card known to be in a hand) are shuffled uniformly and dealt into those hidden places:
+        every completion that matches the public counts (hand sizes, draw pile size) is equally
+        likely. Prior (documented choice): it does not condition on what play suggests but does
+        not show (a fighter who took a hit may have held an answer; a forced draw showed that a
+        hand had no attack at that moment). The result's ``deal`` is the sampled position (its
+        ``actions`` still list the true decisions, which are public) and its generator is seeded
+        from ``rng``.
+        """
+        g = self.clone()
+        pool = np.repeat(np.arange(NUM_CARD_TYPES), np.maximum(self.unseen_counts(seat), 0)).tolist()
+        rng.shuffle(pool)
+        pos = 0
+        for s in range(self.num_players):
+            if s == seat:
+                continue
+            public = self.public_hand(s)
+            hidden = int(self.hands[s].sum() - public.sum())
+            h = public.copy()
+            for c in pool[pos:pos + hidden]:
+                h[c] += 1
+            pos += hidden
+            g.hands[s] = h
+        g.draw_pile = [int(c) for c in pool[pos:pos + len(self.draw_pile)]]
+        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        if self.phase == Phase.WINDOW and self.config.chaos_windows is True:
+            # holders-only windows: who is still to be asked depends on the (sampled) hands
+            g.window = [s for s in self._window_order() if g.hands[s, CHAOS] > 0]
+        g.deal = BrawlDeal(tuple(tuple(int(c) for c in np.repeat(np.arange(NUM_CARD_TYPES), g.hands[s]))
+                                 for s in range(self.num_players)), tuple(reversed(g.draw_pile)))
+        g.fixed_deal = True
+        return g
+
+    def _window_order(self) -> list[int]:
+        """Fighters after the current one in the open window's clockwise order (holders or not)."""
+        n, played_by = self.num_players, self.window_from
+        seats = [(played_by + k) % n for k in range(1, n)]
+        rest = seats[seats.index(self.actor) + 1:]
+        return [s for s in rest if self.active[s] and s != self.resume[1]]
 
     # ------------------------------------------------------------------ the one entry point
     def apply_action(self, seat: int, action: Any) -> None:
-        """Apply one decision; IllegalActionError (state unchanged) if not legal for ``seat``."""
+        """Apply one decision; IllegalActionError (state unchanged) if not legal for ``seat``.
+
+        ``action`` is an int (a 0-d numpy integer array is taken as its value).
+        """
         if self.phase == Phase.OVER:
             raise IllegalActionError("the game is over; no action is legal")
-        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        action = as_action(action)
         mask = self.legal_action_mask(seat)
-        if not is_int or not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
+        if not _is_int(action) or not 0 <= action < NUM_ACTIONS or not mask[action]:
             legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask)) or "none"
             if seat != self.actor:
                 raise IllegalActionError(f"seat {seat} played {action!r} but it is seat {self.actor}'s decision")
@@ -300,13 +477,28 @@ class BrawlGame:
             )
         a = int(action)
         self.actions.append((seat, a))
-        self.events.append(Event(seat, a, self.phase))
         self.steps += 1
-        self.version += 1
-        self._apply(seat, a)
+        self._do(seat, a)
         if self.phase != Phase.OVER and self.steps >= self.config.step_limit:
             self.truncated = True
             self.phase, self.actor = Phase.OVER, NO_SEAT
+            return
+        self._skip_forced()
+
+    def _do(self, seat: int, a: int) -> None:
+        self.events.append(Event(seat, a, self.phase))
+        self.version += 1
+        self._apply(seat, a)
+
+    def _skip_forced(self) -> None:
+        """With ``skip_forced``, apply every decision that has one legal action (never a window)."""
+        if not self.config.skip_forced:
+            return
+        while self.phase != Phase.OVER and self.phase != Phase.WINDOW:
+            legal = np.flatnonzero(self.legal_action_mask(self.actor))
+            if legal.size != 1:
+                return
+            self._do(self.actor, int(legal[0]))
 
     def action_name(self, action: int) -> str:
         if action < NUM_CARD_TYPES:
@@ -336,7 +528,9 @@ class BrawlGame:
             return
         if ph == Phase.DEFEND:
             if a == PASS:  # unable (or unwilling) to defend: draw, battle over
-                self._draw(seat)
+                draws = b.attacks if self.config.hit_draws == "per_attack" else 1
+                for _ in range(max(1, draws)):
+                    self._draw(seat)
                 self._end_battle()
                 return
             self._play(seat, a)
@@ -349,12 +543,13 @@ class BrawlGame:
                 b.dodger = seat
                 self._set(Phase.DODGE_BACK, b.attacker, after_play_by=seat)
             elif a == COUNTER:
-                if self.hand_size(seat) == 0:  # COUNTER as the last card: draw one, may play it
+                if self.hands[seat].sum() == 0:  # COUNTER as the last card: draw one, may play it
                     self._draw(seat)
                 self._set(Phase.COUNTER_FOLLOW, seat, after_play_by=seat)
             elif a == BLOCK:  # the aggressor takes its attack back into its hand
                 self.table.remove(b.attack_card)
                 self.hands[b.attacker, b.attack_card] += 1
+                self.known[b.attacker, b.attack_card] += 1  # everyone saw it go back
                 self._end_battle(after_play_by=seat)
             return
         # follow-up phases: an attack, or PASS
@@ -378,11 +573,14 @@ class BrawlGame:
         """``seat`` attacks ``target`` with attack ``card``; the target defends next."""
         b = self.battle
         self._play(seat, card)
-        b.attacker, b.defender, b.attack_card, b.element = seat, target, card, element_of(card)
+        b.attacker, b.defender, b.attack_card, b.element = seat, target, card, card >> 1
+        b.attacks += 1
         self._set(Phase.DEFEND, target, after_play_by=seat)
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat, card] -= 1
+        if self.known[seat, card] > 0:
+            self.known[seat, card] -= 1
         self.table.append(card)
 
     def _draw(self, seat: int) -> None:
@@ -404,6 +602,9 @@ class BrawlGame:
     def _play_chaos(self, seat: int) -> None:
         """CHAOS: the battle on the table is abandoned, everyone else draws, ``seat`` picks a direction."""
         self.hands[seat, CHAOS] -= 1
+        if self.known[seat, CHAOS] > 0:
+            self.known[seat, CHAOS] -= 1
+        self.chaos_played[seat] += 1
         self._to_discard(self.table)
         self.table = []
         self.chaos_spent += 1  # a played CHAOS leaves the game (seeds/brawl.md, design choices)
@@ -412,10 +613,13 @@ class BrawlGame:
             s = (seat + k) % n
             if self.active[s]:
                 self._draw(s)
-        if self.hand_size(seat) == 0:  # CHAOS as the last card: its player draws too
+        if self.hands[seat].sum() == 0:  # CHAOS as the last card: its player draws too
             self._draw(seat)
         self.window = []
         self.battle = Battle()
+        if not self.config.ask_noops and int(self.active.sum()) == 2:
+            self._begin_attack(seat)  # with two fighters left both directions lead to the same one
+            return
         self.phase, self.actor = Phase.CHAOS_DIRECTION, seat
 
     def _set(self, phase: Phase, actor: int, after_play_by: int = NO_SEAT) -> None:
@@ -425,25 +629,31 @@ class BrawlGame:
             self._open_window(after_play_by)
 
     def _open_window(self, played_by: int) -> None:
-        """After a play, every other fighter holding CHAOS may play it, clockwise from the player's left.
+        """After a play, other fighters may play CHAOS, clockwise from the player's left.
 
         The fighter who just played and the one whose decision comes next are skipped: both can
-        play CHAOS in a decision of their own anyway.
+        play CHAOS in a decision of their own anyway. With ``chaos_windows=True`` only CHAOS
+        holders are asked (being asked is public: ``known`` records it); with ``"all"`` everyone.
         """
-        if not self.config.chaos_windows or self.phase == Phase.OVER:
+        windows = self.config.chaos_windows
+        if not windows or self.phase == Phase.OVER:
             return
         n = self.num_players
-        seats = [(played_by + k) % n for k in range(1, n)]
-        everyone = self.config.chaos_windows == "all"
-        self.window = [s for s in seats if self.active[s] and s != self.actor
-                       and (everyone or self.hands[s, CHAOS] > 0)]
+        everyone = windows == "all"
+        actor, active, hands = self.actor, self.active, self.hands
+        self.window = [s for s in ((played_by + k) % n for k in range(1, n))
+                       if active[s] and s != actor and (everyone or hands[s, CHAOS] > 0)]
         if self.window:
+            self.window_from = played_by
             self.resume = (self.phase, self.actor)
-            self.phase, self.actor = Phase.WINDOW, self.window.pop(0)
+            self.phase = Phase.WINDOW
+            self._next_window()
 
     def _next_window(self) -> None:
         if self.window:
             self.actor = self.window.pop(0)
+            if self.config.chaos_windows is True and self.known[self.actor, CHAOS] == 0:
+                self.known[self.actor, CHAOS] = 1  # being asked shows a CHAOS in hand
         else:
             self.phase, self.actor = self.resume
 
@@ -451,12 +661,16 @@ class BrawlGame:
         self.battle = Battle(opener=seat)
         self.phase, self.actor = Phase.ATTACK, seat
 
+    def _enter_showdown(self) -> None:
+        self.showdown = True
+
     def _end_battle(self, after_play_by: int = NO_SEAT) -> None:
         """The battle is over: table to the discard pile, new MASTERs, then the next fighter attacks."""
         self._to_discard(self.table)
         self.table = []
         opener = self.battle.opener
-        out = [s for s in range(self.num_players) if self.active[s] and self.hand_size(s) == 0]
+        sizes = self.hands.sum(axis=1)
+        out = [s for s in range(self.num_players) if self.active[s] and sizes[s] == 0]
         if out:
             self._finish(out)
         left = int(self.active.sum())
@@ -465,7 +679,7 @@ class BrawlGame:
             self.phase, self.actor = Phase.OVER, NO_SEAT
             return
         if left == 2:
-            self.showdown = True
+            self._enter_showdown()
         nxt = self.next_active(opener)
         self._begin_attack(nxt)
         if after_play_by != NO_SEAT:
@@ -479,6 +693,7 @@ class BrawlGame:
         for s in seats:
             self.active[s] = False
             self.place[s] = place
+            self.known[s] = 0
         self.finish_order.append(sorted(seats))
 
     # ------------------------------------------------------------------ results
@@ -527,6 +742,9 @@ class BrawlGame:
 
 __all__ = [
     "CLOCKWISE",
+    "DECISION_KINDS",
+    "RULE_SETS",
+    "as_action",
     "COUNTER_CLOCKWISE",
     "MAX_PLAYERS",
     "MIN_PLAYERS",

@@ -2,7 +2,7 @@
 
 Owns: the per-agent space accessors and ``close``, the AEC reset bookkeeping (rewards,
 cumulative rewards, end flags) and dead-step handling, the spaces of a dict observation with an
-action mask, the render-mode check and text rendering, and ``wrap_aec`` (PettingZoo's standard
+action mask, the render-mode check and rendering (text, or a picture for ``rgb_array``), and ``wrap_aec`` (PettingZoo's standard
 wrappers). Each env module keeps its own rules, observations, infos and rewards.
 """
 
@@ -19,7 +19,7 @@ from pettingzoo.utils import wrappers
 
 from fight_envs.core.errors import ConfigError
 
-RENDER_MODES = ["human", "ansi"]
+RENDER_MODES = ["human", "ansi", "rgb_array"]
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
@@ -87,15 +87,21 @@ def check_illegal_action(illegal_action: str) -> None:
         raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
 
 
-def render_text_mode(render_mode: str | None, text: Callable[[], str], stacklevel: int) -> str | None:
-    """Render per ``render_mode``: the text (``"ansi"``), printed (``"human"``), or a warning (None).
+def render_text_mode(render_mode: str | None, text: Callable[[], str], stacklevel: int,
+                     picture: Callable[[], np.ndarray] | None = None) -> str | np.ndarray | None:
+    """Render per ``render_mode``: the text (``"ansi"``), printed (``"human"``), the ``picture()``
+    frame (``"rgb_array"``: an H x W x 3 uint8 card table), or a warning (None).
 
     ``stacklevel`` is counted from the caller, as if it called ``warnings.warn`` itself.
     """
     if render_mode is None:
-        warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'",
+        warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'",
                       stacklevel=stacklevel + 1)
         return None
+    if render_mode == "rgb_array":
+        if picture is None:
+            raise ConfigError("this env draws no pictures; use render_mode='ansi' or 'human'")
+        return picture()
     out = text()
     if render_mode == "human":
         print(out)

@@ -51,7 +51,7 @@ and a warning, PettingZoo's convention.
 **Options** (constructor): ``num_players=2`` (2..6), ``num_destinations=1`` (1..25; 25 is the
 full campaign), ``format="knockout"|"royale"``, ``won_cards="hand"|"spoils"``,
 ``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``ties="first"|"rolloff"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
-many steps), ``render_mode=None|"ansi"|"human"``, ``viewer=None|int`` (whose cards a rendering
+many steps), ``render_mode=None|"ansi"|"human"|"rgb_array"``, ``viewer=None|int`` (whose cards a rendering
 shows), ``cards=None|path`` (card data JSON).
 **Reset options**: ``{"deals": [deal per destination], "dice": [faces 1..6]}``; a deal is
 ``{"hands": [[8 cards] x players], "power_deck": [14 power cards, top first]}`` (cards by name,
@@ -75,6 +75,7 @@ from pettingzoo import AECEnv
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.information import InformationSet
 from fight_envs.core.seeding import make_rng
+from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, encode
@@ -228,7 +229,8 @@ class raw_env(AECMixin, AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2)
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2,
+                                picture=lambda: rgb_array(self.game, self.viewer))
 
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``fifth_earth.record.replay``)."""

@@ -42,7 +42,7 @@ nothing. ``env()`` and ``parallel_env()`` end the game with -1 for the offender 
 others) and a warning, PettingZoo's convention.
 
 **Options** (constructor): ``num_players=2`` (2..5), ``num_bouts=3``, ``target_score=200``
-(None: no target), ``reward="outcome"|"score"``, ``render_mode=None|"ansi"|"human"``,
+(None: no target), ``reward="outcome"|"score"``, ``render_mode=None|"ansi"|"human"|"rgb_array"``,
 ``viewer=None|int`` (whose hand a rendering shows), ``cards=None|path`` (card data JSON).
 **Reset options**: ``{"deals": [deal per bout]}``, each deal ``{"clash_stacks": [[cards top
 first] x stacks], "player_decks": [[25 cards top first] x players]}``; bouts without a deal are
@@ -69,6 +69,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import (
     RENDER_MODES,
     AECMixin,
@@ -217,7 +218,8 @@ class _Fight5Table:
         return g.returns() if g.is_terminal() else np.zeros(n)
 
     def render(self) -> str | None:
-        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=3)
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=3,
+                                picture=lambda: rgb_array(self.game, self.viewer))
 
     def bout_summary(self) -> dict[str, Any]:
         """Everything about the last reveal and finished bouts, for logs (not for info)."""

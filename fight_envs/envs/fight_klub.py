@@ -48,7 +48,7 @@ reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each g
 ``deck_pool``) or a pair of decks, each a preconstructed deck name, a deck-list dict or the path
 of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
 ``deck_pool=None`` (all preconstructed decks) or a list of deck names; ``max_turns=40``;
-``render_mode=None|"ansi"|"human"``; ``viewer=None|0|1`` (whose hand a rendering shows);
+``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
 ``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
 ``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
 either defaults to the package's own file.
@@ -71,6 +71,7 @@ from pettingzoo import AECEnv
 
 from fight_envs.core.errors import ConfigError, check_options
 from fight_envs.core.seeding import make_rng
+from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode
@@ -222,7 +223,8 @@ class raw_env(AECMixin, AECEnv):
 
     def render(self) -> str | None:
         assert self.game is not None
-        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2)
+        return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2,
+                                picture=lambda: rgb_array(self.game, self.viewer))
 
     def game_record(self) -> dict[str, Any]:
         """The game so far as JSON-ready data (replay with ``fight_klub.record.replay``)."""

@@ -122,7 +122,7 @@ class SingleAgentEnv(gym.Env):
         **env_options: options of the AEC env (``num_players``, ``reward``, ...).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,

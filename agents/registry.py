@@ -31,11 +31,14 @@ def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 
 def _brawl_factories() -> dict[str, Callable[[int | None], Agent]]:
+    from fight_envs.agents.brawl import FirstLegalAgent, NeverPassAgent
     from fight_envs.agents.brawl import HeuristicAgent as BrawlHeuristicAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
         "heuristic": lambda seed: BrawlHeuristicAgent(seed),
+        "first_legal": lambda seed: FirstLegalAgent(seed),
+        "never_pass": lambda seed: NeverPassAgent(seed),
     }
 
 

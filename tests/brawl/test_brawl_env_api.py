@@ -122,7 +122,7 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action() -> None:
         pytest.param({"max_steps": 0}, "max_steps must be None or an int >= 1", id="bad-limit"),
         pytest.param({"chaos_windows": "yes"}, "chaos_windows must be True, False or 'all'", id="bad-windows"),
         pytest.param({"viewer": 3}, "viewer must be None or a seat in 0..1", id="bad-viewer"),
-        pytest.param({"render_mode": "rgb_array"}, "render_mode must be None or one of", id="bad-render"),
+        pytest.param({"render_mode": "pixels"}, "render_mode must be None or one of", id="bad-render"),
         pytest.param({"colour": "red"}, "unknown brawl_v0 option 'colour'; allowed: ask_noops, cards, chaos_windows", id="unknown"),
     ],
 )

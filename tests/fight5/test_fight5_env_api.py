@@ -251,7 +251,7 @@ def test_unknown_constructor_option_raises(factory: Any) -> None:
     ({"num_bouts": 0}, "num_bouts"),
     ({"target_score": 0}, "target_score"),
     ({"reward": "points"}, "reward"),
-    ({"render_mode": "rgb_array"}, "render_mode"),
+    ({"render_mode": "pixels"}, "render_mode"),
     ({"viewer": 2}, "viewer"),
 ])
 def test_bad_option_values_raise(options: dict, message: str) -> None:

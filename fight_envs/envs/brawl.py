@@ -5,56 +5,80 @@
 | --- | --- |
 | Import | `from fight_envs import brawl_v0` |
 | Actions | Discrete(16): 0..12 play a card of that type, 13 PASS, 14 CLOCKWISE, 15 COUNTER-CLOCKWISE |
-| Parallel API | yes (`brawl_v0.parallel_env`): a conversion, only the deciding fighter's action is used |
+| Parallel API | yes (`brawl_v0.parallel_env`): a conversion; the decider's action is applied, every other live agent sends PASS (its mask) |
 | Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..8) |
-| Observation | dict: `observation` Box(0, 200, (155,), float32), `action_mask` Box(0, 1, (16,), int8) |
-| Episode length | at most `max_steps` decisions (default 150 x num_players; 300 x with `chaos_windows="all"`), then truncation |
+| Observation | dict: `observation` Box(0, 200, (268,), float32), `action_mask` Box(0, 1, (16,), int8) |
+| Episode length | at most `max_steps` decisions (default 300 x num_players with the standard rules' `"all"` windows, 150 x without), then truncation |
 | Rules | `seeds/brawl.md` |
 
 Brawl is a turn-based shedding fight: a fighter attacks the next fighter with an elemental
 PUNCH or KICK; the defender answers with the same attack, a JUMP, DODGE, COUNTER or BLOCK, or
 takes the hit and draws. CHAOS may be played by anyone at any moment; the first fighters to run
-out of cards become MASTERs, the last two fight a showdown.
+out of cards become MASTERs, the last two fight a showdown (standard rules: with both hands face up).
+
+**Rule sets** (`rules=`): `"standard"` (default) or `"classic"` (the first release's reading);
+each lever may be set on its own (`chaos_windows`, `hit_draws`, `showdown`, `ask_noops`,
+`skip_forced`; None takes the rule set's value, `rules.RULE_SETS`). Standard: CHAOS windows ask
+every other fighter (nothing shows who holds a CHAOS), the direction after a CHAOS is not asked
+when two fighters are left (both answers do the same), the showdown is played face up.
 
 **AEC** (`env`, `raw_env`): one decision per step, by the fighter the rules call on
 (``agent_selection``): the attacker, the defender, a fighter with a follow-up, the CHAOS player
-choosing a direction, or, in a **reaction window** after each card played (``chaos_windows=True``),
-each other fighter holding a CHAOS in turn (clockwise from the player's left), who may play it
-or PASS. Being asked shows that a fighter holds a CHAOS (the issue's definition of the windows);
-``chaos_windows="all"`` asks every other fighter instead, and hides it. Every decision is
-asked, even when only one action is legal (the mask then has one 1).
-**Parallel** (`parallel_env`): each step takes one action per live agent, but only the deciding
-fighter's action is applied; the others' masks are all zero and their actions are ignored.
+choosing a direction, or, in a **reaction window** after each card played, each other fighter
+in turn (clockwise from the player's left), who may play a CHAOS or PASS. With
+``chaos_windows=True`` only CHAOS holders are asked, which shows the table who holds one (the
+observation's ``known`` block records it). ``skip_forced=True`` applies a decision with a single
+legal action without asking (never a window: asking everyone is what hides who holds a CHAOS).
+**Parallel** (`parallel_env`): each step takes one action per live agent; the deciding fighter's
+mask is its legal set and its action is applied; every other live agent (MASTERs included) has
+the mask of PASS alone, the documented no-op "wait", and must send it (a missing one counts as PASS).
 
 **Observation** (egocentric, padded to 8 fighters): documented feature by feature in
-``fight_envs/games/brawl/observe.py``. Others' hands and the draw pile never enter it.
+``fight_envs/games/brawl/observe.py``, including the public memory per opponent (cards known to
+be in its hand, CHAOS cards it played). Others' hidden cards and the draw pile never enter it.
 
-**Action mask**: exactly the legal set of the deciding fighter; all zeros for everyone else.
-Also in ``info["action_mask"]``.
+**Action mask**: exactly the legal set of the deciding fighter; all zeros for everyone else in
+the AEC form (PASS alone in the parallel form). Also in ``info["action_mask"]`` with
+``mask_in_info=True``.
+
+**Decision kinds and search**: ``raw_env.decision_kind(agent)`` is one of
+``rules.DECISION_KINDS``: ``attack`` (open a battle), ``defend`` (answer an attack),
+``follow_up`` (attack after one's JUMP or COUNTER, or either side of a DODGE), ``chaos_direction``,
+``chaos_window``, ``none`` (not deciding). ``raw_env.information_set(agent)`` is the
+``fight_envs.core.information.InformationSet`` of that fighter (a determinization: no hidden card
+of the true game).
 
 **Rewards** (at the end only): ``reward="rank"`` (default): 1 for first place down to -1 for
 last, linear in the place, tied fighters sharing the mean; ``reward="winner"``: +1 sole first
 MASTER, 0 to each of a shared first place, -1 to the rest. When the step limit truncates a
 game, fighters still fighting share the places left and the same rewards are paid.
 
-**Info** (the same keys at every step): ``action_mask``; ``hand_size`` (mine); ``hand_sizes``
+**Info** (the same keys at every step): ``hand_size`` (mine); ``hand_sizes``
 (every fighter's, egocentric); ``place`` (mine, 0 while fighting); ``steps``; ``phase``.
 
 **Illegal actions**: ``raw_env`` raises ``IllegalActionError`` naming the action and the legal
 set and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the others).
+Actions are ints; a 0-d numpy integer array is taken as its value.
 
-**Options** (constructor): ``num_players=2`` (2..8); ``chaos_windows=True`` (windows for CHAOS
-holders; ``"all"``: every other fighter is asked, so being asked reveals nothing; False: CHAOS
-only in one's own decisions, far fewer steps); ``max_steps=None`` (None: 150 x num_players,
-300 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"|"rgb_array"``;
-``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON).
-**Reset options**: ``{"deal": {"hands": [[card names] x fighters], "draw_pile": [card names, top
-first]}}``: a fixed deal (every hand the deal size, all cards together exactly the deck).
+**Options** (constructor): ``num_players=2`` (2..8); ``rules="standard"|"classic"``;
+``chaos_windows=None|True|False|"all"`` (True: windows for CHAOS holders; ``"all"``: every other
+fighter is asked, so being asked reveals nothing; False: CHAOS only in one's own decisions, far
+fewer steps); ``hit_draws=None|"one"|"per_attack"``; ``showdown=None|"same"|"open"``;
+``ask_noops=None|bool``; ``skip_forced=None|bool``; ``max_steps=None`` (None: 150 x num_players,
+300 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
+``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
+``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).
+**Reset options** (all checked before anything changes): ``{"deal": {"hands": [[card names] x
+fighters], "draw_pile": [card names, top first]}}``: a fixed deal (every hand the deal size, all
+cards together exactly the deck).
 
-**Determinism**: `reset(seed=s)` reproduces the game exactly. `env.unwrapped.game_record()`
-returns JSON data that `fight_envs.games.brawl.record.replay` plays back.
+**Determinism**: `reset(seed=s)` reproduces the game exactly; `copy.deepcopy` and pickle of an
+env continue identically. `env.unwrapped.game_record()` returns JSON data that
+`fight_envs.games.brawl.record.replay` plays back.
 
-Version history: v0: first release.
+Version history: v0: first release; rule sets (standard rules the default, the first release's
+as ``rules="classic"``), public memory in the observation (155 -> 268 features), PASS as the
+parallel form's wait action.
 """
 
 from __future__ import annotations
@@ -66,6 +90,7 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.information import InformationSet
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import (
@@ -82,20 +107,38 @@ from fight_envs.games.brawl.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.brawl.record import make_record
 from fight_envs.games.brawl.render import render_text
-from fight_envs.games.brawl.rules import NUM_ACTIONS, REWARD_MODES, BrawlConfig, BrawlGame, parse_deal
+from fight_envs.games.brawl.rules import (
+    NUM_ACTIONS,
+    PASS,
+    REWARD_MODES,
+    BrawlConfig,
+    BrawlGame,
+    as_action,
+    parse_deal,
+)
 
 ENV_NAME = "brawl_v0"
+NO_ACTOR = -1
+_WAIT_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_WAIT_MASK[PASS] = 1
+"""The parallel form's mask for a live agent that is not deciding: PASS, the no-op "wait"."""
 RESET_OPTIONS = ("deal",)
 ILLEGAL_REWARD = -1.0
 
 ENV_OPTIONS: dict[str, Any] = {
     "num_players": 2,
-    "chaos_windows": True,
+    "rules": "standard",
+    "chaos_windows": None,
+    "hit_draws": None,
+    "showdown": None,
+    "ask_noops": None,
+    "skip_forced": None,
     "max_steps": None,
     "reward": "rank",
     "render_mode": None,
     "viewer": None,
     "cards": None,
+    "mask_in_info": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
 
@@ -106,17 +149,25 @@ class _BrawlTable:
     def __init__(
         self,
         num_players: int = 2,
-        chaos_windows: bool | str = True,
+        rules: str = "standard",
+        chaos_windows: bool | str | None = None,
+        hit_draws: str | None = None,
+        showdown: str | None = None,
+        ask_noops: bool | None = None,
+        skip_forced: bool | None = None,
         max_steps: int | None = None,
         reward: str = "rank",
         render_mode: str | None = None,
         viewer: int | None = None,
         cards: str | None = None,
+        mask_in_info: bool = False,
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         check_render_mode(render_mode)
-        self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps)
+        self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps,
+                                  rules=rules, hit_draws=hit_draws, showdown=showdown, ask_noops=ask_noops,
+                                  skip_forced=skip_forced)
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
                                    or not 0 <= viewer < num_players):
             raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
@@ -124,6 +175,7 @@ class _BrawlTable:
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
+        self.mask_in_info = bool(mask_in_info)
         self.game = BrawlGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -135,13 +187,28 @@ class _BrawlTable:
         self._relative = [np.array([(s + k) % num_players for k in range(num_players)]) for s in range(num_players)]
 
     def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        options = options or {}
+        """Validate the seed and every reset option, then (only then) deal the new game."""
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise ConfigError(f"reset options must be a dict (allowed key: 'deal') or None, got {type(options).__name__}")
         check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
         deal = options.get("deal")
         parsed = None if deal is None else parse_deal(deal, self.config.num_players, self.cards, "reset option 'deal'")
-        rng, self.seed = make_rng(seed)
+        try:
+            rng, seed_used = make_rng(seed)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        self.seed = seed_used
         self.game.new_game(rng, parsed)
         self._obs_cache.clear()
+
+    def observe_state(self, game: BrawlGame, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """(observation vector, action mask) of ``seat`` in any ``game`` (a determinization, say)."""
+        return encode(game, seat), game.legal_action_mask(seat)
+
+    def information_set(self, seat: int) -> InformationSet:
+        return InformationSet.of(self.game, seat, self.config.num_players, self.observe_state)
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         g = self.game
@@ -157,7 +224,7 @@ class _BrawlTable:
         if sizes is None:
             sizes = g.hands.sum(axis=1)
         return {
-            "action_mask": mask,
+            **({"action_mask": mask} if self.mask_in_info else {}),
             "hand_size": int(sizes[seat]),
             "hand_sizes": sizes[self._relative[seat]],  # egocentric: relative seat k is seat + k
             "place": int(g.place[seat]),
@@ -213,6 +280,14 @@ class raw_env(AECMixin, AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self.table.observation(self.table.seat[agent])
 
+    def decision_kind(self, agent: str) -> str:
+        """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` (``"none"`` if not deciding)."""
+        return self.game.decision_kind(self.table.seat[agent])
+
+    def information_set(self, agent: str) -> InformationSet:
+        """``agent``'s knowledge of the game as an ``InformationSet`` (holds no hidden card)."""
+        return self.table.information_set(self.table.seat[agent])
+
     def step(self, action: int) -> None:
         if self._dead_step(action):
             return
@@ -250,11 +325,14 @@ def env(**options: Any) -> AECEnv:
 class parallel_raw_env(SpacesMixin, ParallelEnv):
     """Brawl as a parallel env: a conversion of the turn-based game.
 
-    Each step takes an action from every live agent; only the deciding fighter's is applied
-    (everyone else's mask is all zeros and its action is ignored, whatever it is). This is sound
-    because exactly one fighter decides at any moment. ``illegal_action="raise"`` (this class's
-    default) raises IllegalActionError for an illegal action of the deciding fighter and changes
-    nothing; ``"terminate"`` (what :func:`parallel_env` uses) ends the game with -1 for it.
+    Each step takes an action from every live agent. The deciding fighter's mask is its legal
+    set and its action is applied; every other live agent (MASTERs included, who stay live until
+    the game ends) has the mask of one legal action, ``PASS`` (13), the documented no-op "wait",
+    which it must send (or leave out: a missing action is taken as PASS). Exactly one fighter
+    decides at any moment, so nothing else is lost. ``illegal_action="raise"`` (this class's
+    default) raises IllegalActionError for an illegal action (the decider's, or anything but PASS
+    from another agent) and changes nothing; ``"terminate"`` (what :func:`parallel_env` uses) ends
+    the game with -1 for the offender.
     """
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "render_fps": 1}
@@ -274,11 +352,16 @@ class parallel_raw_env(SpacesMixin, ParallelEnv):
 
     def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, infos = {}, {}
+        g = self.game
+        actor = NO_ACTOR if g.is_over() else g.current_player()
+        sizes = g.hands.sum(axis=1)
         for agent in self.agents:
             seat = self.table.seat[agent]
             o = self.table.observation(seat)
+            if seat != actor and not g.is_over():
+                o["action_mask"] = _WAIT_MASK.copy()
             obs[agent] = o
-            infos[agent] = self.table.info(seat, o["action_mask"].copy())
+            infos[agent] = self.table.info(seat, o["action_mask"].copy(), sizes)
         return obs, infos
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -286,30 +369,48 @@ class parallel_raw_env(SpacesMixin, ParallelEnv):
         self.agents = list(self.possible_agents)
         return self._observe_all()
 
+    def decision_kind(self, agent: str) -> str:
+        """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` (``"none"`` if only waiting)."""
+        return self.game.decision_kind(self.table.seat[agent])
+
+    def information_set(self, agent: str) -> InformationSet:
+        return self.table.information_set(self.table.seat[agent])
+
+    def _illegal(self, offender: str, message: str):
+        if self.illegal_action == "raise":
+            raise IllegalActionError(message)
+        warnings.warn(f"{message}; the game ends with {ILLEGAL_REWARD} for {offender}", stacklevel=3)
+        obs, infos = self._observe_all()
+        for info in infos.values():
+            if "action_mask" in info:
+                info["action_mask"][:] = 0
+        for o in obs.values():
+            o["action_mask"] = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        rewards = {a: (ILLEGAL_REWARD if a == offender else 0.0) for a in self.agents}
+        terms = {a: True for a in self.agents}
+        truncs = {a: False for a in self.agents}
+        self.agents = []
+        return obs, rewards, terms, truncs, infos
+
     def step(self, actions: dict[str, int]):
         if not self.agents:
             raise IllegalActionError("the game is over; call reset() before step()")
         g = self.game
-        decider = self.possible_agents[g.current_player()]
+        seat = g.current_player()
+        decider = self.possible_agents[seat]
         if decider not in actions:
             raise IllegalActionError(f"step() needs an action for the deciding agent {decider}")
-        action = actions[decider]
+        for agent in self.agents:
+            if agent != decider and agent in actions and as_action(actions[agent]) != PASS:
+                return self._illegal(agent, f"{agent} is not deciding and must send PASS ({PASS}), "
+                                            f"got {actions[agent]!r}")
+        action = as_action(actions[decider])
         is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        if not is_int or not 0 <= action < NUM_ACTIONS or not g.legal_action_mask(g.current_player())[action]:
+        if not is_int or not 0 <= action < NUM_ACTIONS or not g.legal_action_mask(seat)[action]:
             if self.illegal_action == "raise":
-                g.apply_action(g.current_player(), action)  # raises with the legal set
-            warnings.warn(f"illegal action by {decider}; the game ends with {ILLEGAL_REWARD} for it", stacklevel=2)
-            obs, infos = self._observe_all()
-            for info in infos.values():
-                info["action_mask"][:] = 0
-            for o in obs.values():
-                o["action_mask"][:] = 0
-            rewards = {a: (ILLEGAL_REWARD if a == decider else 0.0) for a in self.agents}
-            terms = {a: True for a in self.agents}
-            truncs = {a: False for a in self.agents}
-            self.agents = []
-            return obs, rewards, terms, truncs, infos
-        g.apply_action(g.current_player(), int(action))
+                g.apply_action(seat, action)  # raises with the legal set
+            return self._illegal(decider, f"illegal action {action!r} by {decider}")
+        g.apply_action(seat, int(action))
         if g.is_over():
             final = self.table.final_rewards()
             rewards = {a: float(final[self.table.seat[a]]) for a in self.agents}

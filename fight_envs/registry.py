@@ -50,6 +50,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "render_mode": "None | 'ansi' | 'human'",
             "viewer": "None | seat",
             "cards": "None | path to a card-data JSON",
+            "mask_in_info": "False | True (the mask also in info['action_mask'])",
         },
     ),
     "brawl_v0": EnvSpec(
@@ -65,6 +66,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "render_mode": "None | 'ansi' | 'human'",
             "viewer": "None | seat",
             "cards": "None | path to a card-data JSON",
+            "mask_in_info": "False | True (the mask also in info['action_mask'])",
         },
     ),
     "fifth_earth_v0": EnvSpec(
@@ -84,6 +86,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "render_mode": "None | 'ansi' | 'human'",
             "viewer": "None | seat",
             "cards": "None | path to a card-data JSON",
+            "mask_in_info": "False | True (the mask also in info['action_mask'])",
         },
     ),
     "fight_klub_v0": EnvSpec(
@@ -101,6 +104,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "viewer": "None | 0 | 1",
             "cards": "None | path to a card-data JSON",
             "deck_lists": "None | path to a JSON list of deck lists",
+            "mask_in_info": "False | True (the mask also in info['action_mask'])",
         },
     ),
 }

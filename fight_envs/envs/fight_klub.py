@@ -29,12 +29,12 @@ documented block by block in ``fight_envs/games/fight_klub/observe.py`` (``OBS_S
 Nothing hidden enters it: the opponent's hand, both decks' and stacks' orders are counts only.
 
 **Action mask**: 1 exactly for the acting agent's legal actions; all zeros for the other agent.
-Also in ``info["action_mask"]``.
+Also in ``info["action_mask"]`` with ``mask_in_info=True``.
 
 **Rewards**: at the end, +1 to the winner and -1 to the loser; 0 each for a draw (no Fight
 cards left and equal damage) or a truncation; nothing before.
 
-**Info** (the same keys at every step): ``action_mask``; ``score`` (= ``damage_dealt``, the
+**Info** (the same keys at every step): ``score`` (= ``damage_dealt``, the
 suite's arena reads it), ``damage_dealt``, ``damage_taken``,
 ``life`` (mine); ``turn``; ``has_drop`` (1 if I hold The Drop); ``decision`` (index into
 ``rules.DECISION_KINDS`` of the pending decision, -1 when none).
@@ -51,7 +51,8 @@ of a deck-list JSON file (validated: ``DeckError`` names the construction rule b
 ``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
 ``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
 ``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
-either defaults to the package's own file.
+either defaults to the package's own file; ``mask_in_info=False`` (True: the mask also in
+``info["action_mask"]``).
 **Reset options**: ``{"decks": [a, b]}`` (this game's decks), ``{"orders": [{"fight": [...],
 "draw": [...]}, ...]}`` (each seat's Fight stack and Draw deck, top first; a seat may be
 ``None``), ``{"drop": 0|1}`` (who holds The Drop on turn 1).
@@ -74,8 +75,7 @@ from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
-from fight_envs.core.information import InformationSet
-from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
+from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.fight_klub.record import make_record
 from fight_envs.games.fight_klub.render import render_text
 from fight_envs.games.fight_klub.rules import (
@@ -100,6 +100,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "viewer": None,
     "cards": None,
     "deck_lists": None,
+    "mask_in_info": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
 
@@ -137,6 +138,7 @@ class raw_env(AECMixin, AECEnv):
             raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
         self.render_mode = opts["render_mode"]
         self.viewer = opts["viewer"]
+        self.mask_in_info = bool(opts["mask_in_info"])
         self.possible_agents = ["player_0", "player_1"]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces, self.action_spaces = dict_spaces(
@@ -189,7 +191,7 @@ class raw_env(AECMixin, AECEnv):
         assert g is not None
         seat = self.seat[agent]
         return {
-            "action_mask": self._mask(agent),
+            **({"action_mask": self._mask(agent)} if self.mask_in_info else {}),
             "score": g.players[seat].dealt,
             "damage_dealt": g.players[seat].dealt,
             "damage_taken": g.players[1 - seat].dealt,
@@ -208,16 +210,6 @@ class raw_env(AECMixin, AECEnv):
             cached = (g.version, encode(g, seat))
             self._obs_cache[seat] = cached
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
-
-    def decision_kind(self, agent: str) -> str:
-        """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` ("none" when it is not to act)."""
-        assert self.game is not None
-        return self.game.decision_kind(self.seat[agent])
-
-    def information_set(self, agent: str) -> InformationSet:
-        """``agent``'s knowledge as a determinized game (``fight_envs.core.information``): holds nothing hidden."""
-        assert self.game is not None
-        return InformationSet.of(self.game, self.seat[agent], 2, observe_state)
 
     def step(self, action: int) -> None:
         if self._dead_step(action):

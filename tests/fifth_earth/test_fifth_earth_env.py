@@ -39,7 +39,7 @@ def play_random(env, seed: int, policy_seed: int = 0, check=None):
 
 @pytest.mark.parametrize("n", [2, 3, 6])
 def test_waiting_agents_have_zero_masks_same_info_keys_and_all_end_together(n: int) -> None:
-    env = fifth_earth_v0.env(num_players=n)
+    env = fifth_earth_v0.env(num_players=n, mask_in_info=True)
     seen_acting: set[str] = set()
 
     def check(e, agent, obs, info):

@@ -269,7 +269,7 @@ def assert_info_values(info: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("factory", [fight5_v0.env, fight5_v0.raw_env])
 def test_aec_info_keys_are_stable_and_mask_matches(factory: Any) -> None:
-    env = factory(num_players=3, num_bouts=1)
+    env = factory(num_players=3, num_bouts=1, mask_in_info=True)
     env.reset(seed=4)
     keys = {a: set(env.infos[a]) for a in env.agents}
     assert all(k == keys["player_0"] for k in keys.values())
@@ -288,7 +288,7 @@ def test_aec_info_keys_are_stable_and_mask_matches(factory: Any) -> None:
 
 
 def test_parallel_info_keys_are_stable_and_mask_matches() -> None:
-    env = fight5_v0.parallel_env(num_players=4, num_bouts=1)
+    env = fight5_v0.parallel_env(num_players=4, num_bouts=1, mask_in_info=True)
     obs, infos = env.reset(seed=4)
     keys = set(infos["player_0"])
     rng = np.random.default_rng(4)

@@ -98,7 +98,7 @@ def test_random_play_invariants_long(num_players: int, seed: int, policy_seed: i
 @settings(max_examples=15)
 @given(num_players=PLAYERS, seed=SEEDS, policy_seed=SEEDS)
 def test_parallel_masks_are_the_legal_sets(num_players: int, seed: int, policy_seed: int) -> None:
-    env = fight5_v0.parallel_raw_env(num_players=num_players, num_bouts=1)
+    env = fight5_v0.parallel_raw_env(num_players=num_players, num_bouts=1, mask_in_info=True)
     obs, infos = env.reset(seed=seed)
     game = env.unwrapped.game
     space = env.observation_space(env.possible_agents[0])

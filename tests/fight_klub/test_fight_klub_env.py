@@ -78,7 +78,7 @@ def test_reset_seed_reproduces_exactly() -> None:
 
 
 def test_spaces_masks_and_infos() -> None:
-    env = fight_klub_v0.raw_env()
+    env = fight_klub_v0.raw_env(mask_in_info=True)
     env.reset(seed=3)
     for agent in env.possible_agents:
         assert env.observation_space(agent)["observation"].shape == (OBS_SIZE,)

@@ -1,4 +1,6 @@
-"""Fight Klub baselines: ``random`` (:class:`fight_envs.agents.base.RandomAgent`) and ``heuristic``.
+"""Fight Klub baselines: ``random`` (:class:`fight_envs.agents.base.RandomAgent`), ``play_anything`` and ``heuristic``.
+
+:class:`PlayAnythingAgent` is the one-line rule: play anything you can pay for.
 
 :class:`HeuristicAgent` acts from the observation vector and mask alone, like a trained policy
 (layout: ``fight_envs.games.fight_klub.observe``), with a few plain rules:
@@ -174,3 +176,21 @@ class HeuristicAgent(Agent):
             if gain > best_gain:
                 best, best_gain = a, gain
         return best
+
+
+class PlayAnythingAgent(Agent):
+    """Play anything you can pay for: the first legal play or use (pass only when none); keep cards when evening up."""
+
+    name = "play_anything"
+    version = 1
+    game = "fight_klub"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if not legal:
+            raise ValueError("no legal action: the action mask is all zeros")
+        kind = DECISION_KINDS[int(np.argmax(observation[_KIND0:_KIND0 + len(DECISION_KINDS)]))]
+        if kind in ("even_up",) and PASS in legal:
+            return PASS  # discarding is not playing
+        plays = [a for a in legal if a != PASS]
+        return plays[0] if plays else PASS

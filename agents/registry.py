@@ -44,10 +44,12 @@ def _brawl_factories() -> dict[str, Callable[[int | None], Agent]]:
 
 def _fight_klub_factories() -> dict[str, Callable[[int | None], Agent]]:
     from fight_envs.agents.fight_klub import HeuristicAgent as FightKlubHeuristicAgent
+    from fight_envs.agents.fight_klub import PlayAnythingAgent
 
     return {
         "random": lambda seed: RandomAgent(seed),
         "heuristic": lambda seed: FightKlubHeuristicAgent(seed),
+        "play_anything": lambda seed: PlayAnythingAgent(seed),
     }
 
 

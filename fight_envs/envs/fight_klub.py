@@ -75,7 +75,8 @@ from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
-from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.core.information import InformationSet
+from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
 from fight_envs.games.fight_klub.record import make_record
 from fight_envs.games.fight_klub.render import render_text
 from fight_envs.games.fight_klub.rules import (
@@ -210,6 +211,16 @@ class raw_env(AECMixin, AECEnv):
             cached = (g.version, encode(g, seat))
             self._obs_cache[seat] = cached
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
+
+    def decision_kind(self, agent: str) -> str:
+        """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` ("none" when it is not to act)."""
+        assert self.game is not None
+        return self.game.decision_kind(self.seat[agent])
+
+    def information_set(self, agent: str) -> InformationSet:
+        """``agent``'s knowledge as a determinized game (``fight_envs.core.information``): holds nothing hidden."""
+        assert self.game is not None
+        return InformationSet.of(self.game, self.seat[agent], 2, observe_state)
 
     def step(self, action: int) -> None:
         if self._dead_step(action):

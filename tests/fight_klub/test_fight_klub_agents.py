@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fight_envs.agents.base import RandomAgent
 from fight_envs.agents.evaluate import evaluate
-from fight_envs.agents.fight_klub import HeuristicAgent
+from fight_envs.agents.fight_klub import HeuristicAgent, PlayAnythingAgent
 from fight_envs.agents.registry import list_agents, make_agent
 from fight_envs import fight_klub_v0
 
 
 def test_registry_lists_the_baselines() -> None:
-    assert set(list_agents("fight_klub_v0")) == {"random", "heuristic"}
+    assert {"random", "heuristic", "play_anything"} <= set(list_agents("fight_klub_v0"))
     assert isinstance(make_agent("heuristic", game="fight_klub", seed=0), HeuristicAgent)
+    assert isinstance(make_agent("play_anything", game="fight_klub", seed=0), PlayAnythingAgent)
 
 
-def test_heuristic_plays_legal_actions_only() -> None:
+@pytest.mark.parametrize("agent", [HeuristicAgent(0), PlayAnythingAgent(0)], ids=["heuristic", "play_anything"])
+def test_baselines_play_legal_actions_only(agent) -> None:
     env = fight_klub_v0.raw_env()  # raw: an illegal action would raise
-    agent = HeuristicAgent(0)
     for seed in range(3):
         env.reset(seed=seed)
         for name in env.agent_iter():

@@ -266,4 +266,9 @@ def encode(game: FightKlubGame, seat: int) -> np.ndarray:
     return obs
 
 
-__all__ = ["COLORS", "OBS_HIGH", "OBS_SIZE", "OBS_SLICES", "encode", "fight_card_features", "support_features"]
+def observe_state(game: FightKlubGame, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``seat``'s (observation vector, int8 action mask) of ``game``, exactly as the env shows them."""
+    return encode(game, seat), game.legal_action_mask(seat)
+
+
+__all__ = ["COLORS", "OBS_HIGH", "OBS_SIZE", "OBS_SLICES", "encode", "fight_card_features", "observe_state", "support_features"]

@@ -14,6 +14,8 @@ data (``cards.Effect``) interpreted by :meth:`FightKlubGame._resolve`.
 
 from __future__ import annotations
 
+import copy
+from collections import Counter
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +50,12 @@ SETUP_ACTIONS = 2
 DECISION_KINDS = (
     "order_setup", "setup", "choose_fight", "order_enhance", "enhance", "clash_text", "skirmish_order",
     "order_score", "score", "order_cooldown", "cooldown", "order_even_up", "even_up", "pay_generic", "burn",
-    "discard", "destroy_own", "destroy_other",
+    "discard", "destroy_own", "destroy_other", "none",
 )
+"""Every kind of decision the engine asks (``decision_kind``); "none" for a seat that is not to act."""
+PHASE_KINDS = frozenset({"setup", "enhance", "score", "cooldown"})
+HAND_KINDS = frozenset({"setup", "enhance", "score", "cooldown", "discard", "even_up"})
+"""Decisions whose hand-position actions name a card of the deciding seat's own hand."""
 PHASE_NAMES = ("setup", "fight", "cooldown", "over")
 
 
@@ -121,6 +127,13 @@ class Player:
     """Damage this player has scored against the opponent."""
     limbo: list[str] = field(default_factory=list)
     """A card being played: out of the hand, not yet in play or discarded (while its cost is paid)."""
+    drawn: list[str] = field(default_factory=list)
+    """Every card drawn from the Draw deck, in the order drawn (``drawn + draw_deck`` is the deal)."""
+    hand_slots: list[int | None] = field(default_factory=list)
+    """Per hand position, the index into ``drawn`` the card came from; None for a card that
+    reached the hand in public (retrieved from the discard pile), which both players know."""
+    fight_unknown: int = 0
+    """How many cards on top of the Fight stack were never revealed (the rest came back face up)."""
 
 
 @dataclass
@@ -163,6 +176,12 @@ class FightKlubGame:
     def new_game(self, rng: np.random.Generator, drop: int | None = None,
                  orders: Sequence[dict[str, Sequence[str]] | None] | None = None) -> None:
         """Shuffle (or take ``orders[seat] = {"fight": [...], "draw": [...]}``, top first) and start."""
+        self._deal(rng, drop, orders)
+        self._advance(None)
+
+    def _deal(self, rng: np.random.Generator, drop: int | None,
+              orders: Sequence[dict[str, Sequence[str]] | None] | None) -> None:
+        """Everything of ``new_game`` but starting the flow: stacks and decks in order, The Drop, hands."""
         self.rng = rng
         self.players = []
         self.orders_used: list[dict[str, list[str]]] = []
@@ -180,14 +199,15 @@ class FightKlubGame:
                 else:
                     order = [ids[i] for i in rng.permutation(len(ids))]
                 setattr(p, "fight_stack" if part == "fight" else "draw_deck", order)
+            p.fight_unknown = len(p.fight_stack)
             self.orders_used.append({"fight": list(p.fight_stack), "draw": list(p.draw_deck)})
             self.players.append(p)
         if drop is None:
             drop = int(rng.integers(2))
-        if drop not in (0, 1):
+        if isinstance(drop, bool) or drop not in (0, 1):
             raise DealError(f"drop must be seat 0 or 1, got {drop!r}")
-        self.drop = drop
-        self.first_drop = drop
+        self.drop = int(drop)
+        self.first_drop = int(drop)
         self.turn = 1
         self.phase = "setup"
         self.fights: list[FightSlot] = []
@@ -196,27 +216,153 @@ class FightKlubGame:
         self.game_over = False
         self.truncated = False
         self.actions = []
+        self.script: list[tuple[int, int, str | None, bool]] = []
         self.log = []
         self.pending = None
         self.version += 1
         for p in self.players:
             self._draw(p, p.hand_size)
         self._flow = self._game()
-        self._advance(None)
+
+    def _run_script(self, script: Sequence[tuple[int, int, str | None, bool]],
+                    fix: Any = None) -> None:
+        """Play ``script`` (every decision of a game, asked or forced) from the start, then stop.
+
+        A hand action is replayed by the card it named (``cid``), at that card's position in the
+        hand now; ``fix(seat, cid)`` is called when the card is not in the hand (a determinization
+        puts it there). No forced move is taken after the script ends: the next decision pends.
+        """
+        flow = self._game()
+        self._flow = flow
+        self.version += 1
+        try:
+            decision = next(flow)
+            for seat, action, cid, asked in script:
+                if decision.seat != seat:
+                    raise DealError(f"replay diverged: seat {decision.seat} is to act ({decision.kind}), the script has seat {seat}")
+                if cid is not None:
+                    p = self.players[seat]
+                    if cid not in p.hand:
+                        if fix is None:
+                            raise DealError(f"replay diverged: {cid!r} is not in seat {seat}'s hand")
+                        fix(seat, cid)
+                    action = HAND0 + p.hand.index(cid)
+                self.script.append((seat, action, cid, asked))
+                if asked:
+                    self.actions.append((seat, action))
+                decision = flow.send(action)
+        except StopIteration:
+            self.pending = None
+            return
+        self.pending = decision
 
     def clone(self) -> FightKlubGame:
-        """An independent copy, made by replaying this game's decks, orders and actions."""
+        """An independent copy (its generator included): the same deal and every decision replayed."""
         g = FightKlubGame(self.pool, self.decks, self.config)
-        g.new_game(np.random.default_rng(0), drop=self.first_drop, orders=self.orders_used)
-        for seat, action in self.actions:
-            g.apply_action(seat, action)
+        g._deal(copy.deepcopy(self.rng), self.first_drop, self.orders_used)
+        g._run_script(self.script)
         return g
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FightKlubGame:
+        return self.clone()  # the card pool, decks and config are immutable and shared
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the flow is a generator, which cannot be pickled: the deal and the decisions rebuild it
+        return {"pool": self.pool, "decks": self.decks, "config": self.config, "rng": self.rng,
+                "orders": self.orders_used, "drop": self.first_drop, "script": list(self.script),
+                "started": bool(self.players)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["pool"], state["decks"], state["config"])  # type: ignore[misc]
+        if state["started"]:
+            self._deal(state["rng"], state["drop"], state["orders"])
+            self._run_script(state["script"])
+
+    def determinize(self, seat: int, rng: np.random.Generator) -> FightKlubGame:
+        """A game equal to this one in everything ``seat`` observed, every hidden part drawn from ``rng``.
+
+        Public (kept): both deck lists (deck lists are open, ``seeds/fight_klub.md`` section 11),
+        every decision taken and who was asked it, every card that left a hand (played or
+        discarded, so named), retrieved cards known in a hand, all table state, and ``seat``'s own
+        hand and the cards it drew. Hidden (redrawn): the other seat's hand (its cards not known to
+        be there), both Draw decks' orders and the other's Draw deck contents, the never-revealed
+        part of both Fight stacks, and the engine's generator (seeded from ``rng``).
+
+        The prior is uniform over the deals consistent with those cards: the other seat's unknown
+        hand cards and Draw deck are a uniform shuffle of its unseen cards, each Fight stack's
+        unrevealed part a uniform shuffle of its unrevealed cards. It does not condition on whether
+        the other seat was asked a phase decision (being asked tells that it held something it
+        could play). Built by replaying the public decisions on such a deal; where the other seat
+        played a card the deal had not given it, the card is swapped in for a random unknown card
+        it held since before (so the deal stays consistent), and the unknown hand is redrawn at the
+        end (the game is then replayed once more on that deal). Reads nothing hidden: the result depends on ``rng`` and ``seat``'s view only.
+        """
+        if seat not in (0, 1):
+            raise IllegalActionError(f"seat must be 0 or 1, got {seat!r}")
+        if not self.players:
+            raise IllegalActionError("the game has not started: call new_game first")
+        other = 1 - seat
+        orders = []
+        for s, p in enumerate(self.players):
+            fight_order = self.orders_used[s]["fight"]
+            known = len(fight_order) - p.fight_unknown  # revealed, in the order dealt
+            rest = _minus(p.deck.fight_ids(), fight_order[:known])
+            fight = list(fight_order[:known]) + _shuffled(rest, rng)
+            if s == seat:
+                draw = list(p.drawn) + _shuffled(_minus(p.deck.draw_ids(), p.drawn), rng)
+            else:
+                draw = _shuffled(p.deck.draw_ids(), rng)
+            orders.append({"fight": fight, "draw": draw})
+        g = FightKlubGame(self.pool, self.decks, self.config)
+        g._deal(np.random.default_rng(int(rng.integers(2**63))), self.first_drop, orders)
+        public = [(s, a if cid is None else PASS, cid, asked) for s, a, cid, asked in self.script]
+        g._run_script(public, fix=lambda s, cid: g._swap_into_hand(s, cid, rng))
+        # the other seat's unknown hand cards and Draw deck: one uniform shuffle of its unseen cards
+        p = g.players[other]
+        unknown = [i for i, slot in enumerate(p.hand_slots) if slot is not None]
+        slots = [p.hand_slots[i] for i in unknown]
+        unseen = _shuffled([p.hand[i] for i in unknown] + p.draw_deck, rng)
+        kept = [cid for cid, slot in zip(p.hand, p.hand_slots) if slot is None]
+        p.hand.clear()
+        p.hand_slots.clear()
+        for cid in kept:
+            g._insert_hand(p, cid, None)
+        for cid, slot in zip(unseen[:len(unknown)], slots):
+            p.drawn[slot] = cid  # type: ignore[index]
+            g._insert_hand(p, cid, slot)
+        p.draw_deck[:] = unseen[len(unknown):]
+        g.orders_used[other]["draw"] = p.drawn + p.draw_deck
+        for s in (0, 1):
+            g.orders_used[s]["fight"] = orders[s]["fight"]
+        # replayed once more on the deal so found: hand positions and pending choices follow its hands
+        return g.clone()
+
+    def _swap_into_hand(self, seat: int, cid: str, rng: np.random.Generator) -> None:
+        """Put ``cid`` from the Draw deck into ``seat``'s hand for a random unknown card held since it was drawn."""
+        p = self.players[seat]
+        held = [i for i, slot in enumerate(p.hand_slots) if slot is not None]
+        at = [k for k, c in enumerate(p.draw_deck) if c == cid]
+        if not held or not at:
+            raise DealError(f"cannot determinize: {cid!r} is neither in seat {seat}'s hand nor in its Draw deck")
+        i = held[int(rng.integers(len(held)))]
+        k = at[int(rng.integers(len(at)))]
+        slot = p.hand_slots[i]
+        p.draw_deck[k] = p.hand.pop(i)
+        p.hand_slots.pop(i)
+        p.drawn[slot] = cid  # type: ignore[index]
+        self._insert_hand(p, cid, slot)
 
     # ------------------------------------------------------------------ public API
     def current_player(self) -> int:
         if self.pending is None:
             raise IllegalActionError("the game is over; nobody is to act")
         return self.pending.seat
+
+    def decision_kind(self, seat: int) -> str:
+        """What ``seat`` is asked now: one of ``DECISION_KINDS`` ("none" when it is not to act)."""
+        if self.pending is None or self.pending.seat != seat:
+            return "none"
+        return self.pending.kind
 
     def legal_actions(self, seat: int) -> list[int]:
         if self.pending is None or self.pending.seat != seat:
@@ -247,8 +393,16 @@ class FightKlubGame:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in self.pending.legal:
             legal = ", ".join(f"{a} ({action_name(a)})" for a in self.pending.legal)
             raise IllegalActionError(f"action {action!r} is not legal for seat {seat} ({self.pending.kind}); legal: {legal}")
-        self.actions.append((seat, int(action)))
-        self._advance(int(action))
+        action = int(action)
+        self.actions.append((seat, action))
+        self.script.append((seat, action, self._card_named(self.pending, action), True))
+        self._advance(action)
+
+    def _card_named(self, d: Decision, action: int) -> str | None:
+        """The hand card a hand-position action names (it leaves the hand, so it is public), else None."""
+        if d.kind in HAND_KINDS and HAND0 <= action < SUPPORT0:
+            return self.players[d.seat].hand[action - HAND0]
+        return None
 
     # ------------------------------------------------------------------ flow driver
     def _advance(self, action: int | None) -> None:
@@ -257,7 +411,9 @@ class FightKlubGame:
         try:
             decision = self._flow.send(action) if action is not None else next(self._flow)
             while len(decision.legal) == 1:  # a forced move is not a decision
-                decision = self._flow.send(decision.legal[0])
+                forced = decision.legal[0]
+                self.script.append((decision.seat, forced, self._card_named(decision, forced), False))
+                decision = self._flow.send(forced)
         except StopIteration:
             self.pending = None
             return
@@ -310,6 +466,7 @@ class FightKlubGame:
             p = self.players[seat]
             k = min(FIGHTS_PER_TURN, len(p.fight_stack))
             placed[seat], p.fight_stack = p.fight_stack[:k], p.fight_stack[k:]
+            p.fight_unknown = max(0, p.fight_unknown - k)
         n = max(len(placed[0]), len(placed[1]))
         if n == 0:
             d0, d1 = self.players[0].dealt, self.players[1].dealt
@@ -441,7 +598,7 @@ class FightKlubGame:
                 a = yield from self._ask(seat, "even_up", legal)
                 if a == PASS:
                     break
-                p.discard.append(p.hand.pop(a - HAND0))
+                p.discard.append(self._take_from_hand(p, a - HAND0))
             self._draw(p, p.hand_size - len(p.hand))
         self.fights = []
 
@@ -467,7 +624,7 @@ class FightKlubGame:
             self.log.append(("rotate", seat, card.id, f.end[seat]))
             return
         if HAND0 <= a < SUPPORT0:
-            card = self.pool.support[p.hand.pop(a - HAND0)]
+            card = self.pool.support[self._take_from_hand(p, a - HAND0)]
             self.log.append(("play", seat, card.id))
             p.limbo.append(card.id)
             yield from self._pay(seat, card.cost)
@@ -585,7 +742,7 @@ class FightKlubGame:
                     if not p.hand:
                         break
                     a = yield from self._ask(t, "discard", [HAND0 + i for i in range(len(p.hand))])
-                    p.discard.append(p.hand.pop(a - HAND0))
+                    p.discard.append(self._take_from_hand(p, a - HAND0))
             elif e.op == "destroy":
                 chooser = t if e.chooser == "owner" else seat
                 kind = "destroy_own" if chooser == t else "destroy_other"
@@ -615,13 +772,31 @@ class FightKlubGame:
         for _ in range(max(0, n)):
             if not p.draw_deck or len(p.hand) >= MAX_HAND:
                 return
-            self._add_to_hand(p, p.draw_deck.pop(0))
+            cid = p.draw_deck.pop(0)
+            p.drawn.append(cid)
+            self._insert_hand(p, cid, len(p.drawn) - 1)
 
     def _add_to_hand(self, p: Player, cid: str) -> None:
+        """A card reaching the hand in public (retrieved): both players know it is there."""
+        self._insert_hand(p, cid, None)
+
+    def _insert_hand(self, p: Player, cid: str, slot: int | None) -> None:
         """Hands are kept in card-pool order, so a hand position names the same card for everyone."""
-        p.hand.append(cid)
+        if len(p.hand_slots) != len(p.hand):  # a hand edited from outside (scenario tests): slots unknown
+            p.hand_slots[:] = [None] * len(p.hand)
         order = self.support_index
-        p.hand.sort(key=lambda c: order[c])
+        key = order[cid]
+        i = len(p.hand)
+        while i > 0 and order[p.hand[i - 1]] > key:
+            i -= 1
+        p.hand.insert(i, cid)
+        p.hand_slots.insert(i, slot)
+
+    def _take_from_hand(self, p: Player, i: int) -> str:
+        if len(p.hand_slots) != len(p.hand):
+            p.hand_slots[:] = [None] * len(p.hand)
+        p.hand_slots.pop(i)
+        return p.hand.pop(i)
 
     @property
     def support_index(self) -> dict[str, int]:
@@ -676,6 +851,19 @@ class FightKlubGame:
         return {"fight_stack": len(p.fight_stack), "draw_deck": len(p.draw_deck), "hand": len(p.hand),
                 "discard": len(p.discard), "support": len(p.support), "damage_stack": len(p.damage_stack),
                 "rts": len(p.rts), "fights": in_fights, "effects": effects_out, "limbo": len(p.limbo)}
+
+
+def _minus(ids: Sequence[str], taken: Sequence[str]) -> list[str]:
+    """The multiset ``ids`` less ``taken``, sorted (so it depends on the multisets only)."""
+    left = Counter(ids)
+    left.subtract(taken)
+    return sorted(left.elements())
+
+
+def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
+    """A uniform shuffle of the multiset ``ids`` (sorted first, so only the multiset matters)."""
+    base = sorted(ids)
+    return [base[i] for i in rng.permutation(len(base))]
 
 
 SKIRMISH_TYPE_INDEX = {t: i for i, t in enumerate(SKIRMISH_TYPES)}

@@ -1,10 +1,23 @@
-"""Trained checkpoints as agents: the checkpoint format's metadata sidecar, loading, and play.
+"""Trained checkpoints as agents: the data-only checkpoint format, its metadata sidecar, loading, and play.
 
-A checkpoint is an SB3 zip (a full ``MaskablePPO.save`` file, or a policy-only zip written by
-:func:`save_policy`; both hold ``data`` with the policy's class, kwargs and spaces, and the
-``policy`` state dict) plus a JSON sidecar beside it (``final.zip`` -> ``final.json``) saying
-what it was trained on: game, env, player counts, observation shape, action count, env options.
-:func:`load_checkpoint_agent` reads both and refuses, with a message naming the difference, a
+A checkpoint is a zip plus a JSON sidecar beside it (``final.zip`` -> ``final.json``) saying what
+it was trained on: game, env, player counts, observation shape, action count, env options.
+
+The zip is **data only**: ``fight_envs_policy.json`` names the network (policy class, layer
+sizes, activation, feature extractor, each from an allow-list) and ``policy.pt`` holds its
+weights, read with ``torch.load(weights_only=True)`` (tensors, numbers and containers; no
+object of the file's choosing is built). A training checkpoint (``checkpoints/step_*.zip``,
+``final.zip``) adds ``optimizer.pt`` (the optimizer's state, the same way) and
+``training.json`` (the step counters); :func:`save_policy` writes a policy-only one (opponent
+pools keep many). Every write is atomic (``fight_envs.core.atomic``).
+
+An SB3 model zip (``MaskablePPO.save``) stores the policy's class and spaces *pickled*:
+unpickling it runs whatever code the file's author chose. Such a file is refused unless the
+caller passes ``trust=True`` (``--trust-checkpoint`` on the command line), and the refusal comes
+before any byte of it is unpickled; :func:`convert_checkpoint` turns a trusted one into the
+data-only format. See ``docs/security.md``.
+
+:func:`load_checkpoint_agent` reads both files and refuses, with a message naming the difference, a
 missing file, a file that is not a checkpoint, a checkpoint of another game, or one whose
 observation shape or action count no longer matches the game's env.
 
@@ -24,7 +37,9 @@ checkpoint is loaded or saved, so ``import agents`` stays light.
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import zipfile
 from pathlib import Path
 from typing import Any, ClassVar
@@ -32,11 +47,31 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fight_envs.agents.base import Agent
+from fight_envs.core.atomic import atomic_write
 
 CHECKPOINT_FORMAT = "fight-envs-checkpoint"
 CHECKPOINT_FORMAT_VERSION = 1
 METADATA_SUFFIX = ".json"
 REQUIRED_METADATA = ("format", "format_version", "game", "env", "num_players", "observation_shape", "num_actions", "env_options")
+POLICY_FORMAT = "fight-envs-policy"
+POLICY_FORMAT_VERSION = 1
+POLICY_ENTRY = "fight_envs_policy.json"
+WEIGHTS_ENTRY = "policy.pt"
+OPTIMIZER_ENTRY = "optimizer.pt"
+TRAINING_ENTRY = "training.json"
+POLICY_SPEC_FIELDS = ("class", "net_arch", "activation", "features", "ortho_init", "share_features_extractor",
+                      "normalize_images", "optimizer", "optimizer_kwargs", "observation_shape", "observation_low",
+                      "observation_high", "num_actions")
+OPTIMIZER_KWARGS = ("eps", "weight_decay", "lr", "amsgrad")
+EPISODE_KEYS = ("r", "l", "t")
+MAX_PLAYERS = 64
+MAX_OBSERVATION_SIZE = 1_000_000
+MAX_ACTIONS = 100_000
+MAX_LAYERS = 16
+MAX_LAYER_WIDTH = 65_536
+MAX_JSON_BYTES = 1 << 20
+MAX_ENTRY_BYTES = 1 << 30
+"""A checkpoint's zip unpacks to at most this much (a zip bomb is refused before it is read)."""
 MASKED_LOGIT = -1e9  # finite, so a row's softmax stays defined; never chosen over a legal action
 
 
@@ -76,9 +111,9 @@ def checkpoint_metadata(
 
 
 def write_metadata(path: str | Path, metadata: dict[str, Any]) -> Path:
-    """Write the sidecar of checkpoint ``path``; returns the sidecar's path."""
+    """Write the sidecar of checkpoint ``path`` (atomically); returns the sidecar's path."""
     side = metadata_path(path)
-    side.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    atomic_write(side, json.dumps(metadata, indent=2, sort_keys=True) + "\n")
     return side
 
 
@@ -90,40 +125,399 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
             f"{path} has no metadata sidecar {side.name}: checkpoints written by fight-envs training have "
             "one beside the .zip (it names the game, player counts and observation shape)"
         )
-    try:
-        meta = json.loads(side.read_text())
-    except json.JSONDecodeError as e:
-        raise CheckpointError(f"metadata sidecar {side} is not valid JSON: {e}") from e
+    meta = _parse_json(_read_limited(side, MAX_JSON_BYTES), str(side))
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{side} is not a fight-envs checkpoint sidecar (its 'format' is not {CHECKPOINT_FORMAT!r})")
     missing = [k for k in REQUIRED_METADATA if k not in meta]
     if missing:
         raise CheckpointError(f"metadata sidecar {side} lacks {missing}; required fields: {list(REQUIRED_METADATA)}")
-    if meta["format_version"] > CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(
-            f"{side} has format_version {meta['format_version']}; this fight-envs reads up to {CHECKPOINT_FORMAT_VERSION}"
-        )
+    _check_metadata_types(meta, side)
     return meta
 
 
-def save_policy(policy: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
-    """Write a policy-only checkpoint (weights, no optimizer state) and its sidecar.
+def _check_metadata_types(meta: dict[str, Any], side: Path) -> None:
+    version = meta["format_version"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise CheckpointError(f"{side}: format_version must be a positive integer, got {version!r}")
+    if version > CHECKPOINT_FORMAT_VERSION:
+        raise CheckpointError(f"{side} has format_version {version}; this fight-envs reads up to {CHECKPOINT_FORMAT_VERSION}")
+    for key in ("game", "env"):
+        if not isinstance(meta[key], str) or not meta[key]:
+            raise CheckpointError(f"{side}: {key!r} must be a non-empty string, got {meta[key]!r}")
+    if not isinstance(meta["env_options"], dict):
+        raise CheckpointError(f"{side}: 'env_options' must be a mapping of option names to values, got {meta['env_options']!r}")
+    players = meta["num_players"]
+    if not isinstance(players, list) or not players or not all(_small_int(n, 1, MAX_PLAYERS) for n in players):
+        raise CheckpointError(f"{side}: 'num_players' must be a non-empty list of integers in 1..{MAX_PLAYERS}, got {players!r}")
+    shape = meta["observation_shape"]
+    if not isinstance(shape, list) or not 1 <= len(shape) <= 4 or not all(_small_int(d, 1, MAX_OBSERVATION_SIZE) for d in shape):
+        raise CheckpointError(f"{side}: 'observation_shape' must be a list of 1 to 4 positive integers, got {shape!r}")
+    if not _small_int(meta["num_actions"], 1, MAX_ACTIONS):
+        raise CheckpointError(f"{side}: 'num_actions' must be an integer in 1..{MAX_ACTIONS}, got {meta['num_actions']!r}")
 
-    The zip has the layout of an SB3 model file restricted to what playing needs, so it is a
-    third of a full ``MaskablePPO.save`` file; opponent pools keep many of them.
-    """
-    from stable_baselines3.common.save_util import save_to_zip_file
 
-    path = Path(path)
-    data = {
-        "policy_class": type(policy),
-        "policy_kwargs": policy_constructor_kwargs(policy),
-        "observation_space": policy.observation_space,
-        "action_space": policy.action_space,
+def _small_int(value: Any, lo: int, hi: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+
+# ------------------------------------------------------------------ the data-only policy format
+def _read_limited(path: Path, limit: int) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise CheckpointError(f"{path} is {size:,} bytes; a checkpoint's JSON is at most {limit:,}")
+        return path.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"cannot read {path}: {e}") from e
+
+
+def _parse_json(raw: bytes, where: str) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise CheckpointError(f"{where} is not UTF-8 text: {e}") from e
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"{where} is not valid JSON: {e}") from e
+    except RecursionError as e:
+        raise CheckpointError(f"{where} nests JSON too deeply (a checkpoint's JSON is a few levels deep)") from e
+
+
+def _policy_classes() -> dict[str, Any]:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from fight_envs.train.features import FastMaskablePolicy
+
+    return {"MaskableActorCriticPolicy": MaskableActorCriticPolicy, "FastMaskablePolicy": FastMaskablePolicy}
+
+
+def _activations() -> dict[str, Any]:
+    from torch import nn
+
+    return {"Tanh": nn.Tanh, "ReLU": nn.ReLU}
+
+
+def _extractors() -> dict[str, Any]:
+    from fight_envs.train.features import FEATURES
+
+    return dict(FEATURES)
+
+
+def _optimizers() -> dict[str, Any]:
+    import torch
+
+    return {"Adam": torch.optim.Adam}
+
+
+def _name_of(value: Any, table: dict[str, Any], what: str) -> str:
+    for name, cls in table.items():
+        # the same class, or the same class imported under the pre-``fight_envs.train`` name (``train.features``)
+        if value is cls or (isinstance(value, type) and value.__qualname__ == cls.__qualname__
+                            and value.__module__.rsplit(".", 1)[-1] == cls.__module__.rsplit(".", 1)[-1]):
+            return name
+    raise CheckpointError(
+        f"cannot save {what} {getattr(value, '__name__', value)!r} in the data-only format; it knows {', '.join(table)}"
+    )
+
+
+def policy_spec(policy: Any) -> dict[str, Any]:
+    """The JSON description that rebuilds ``policy``: class, network and extractor by name, spaces."""
+    kwargs = policy_constructor_kwargs(policy)
+    extractor_kwargs = kwargs.get("features_extractor_kwargs") or {}
+    if extractor_kwargs:
+        raise CheckpointError(f"cannot save features_extractor_kwargs {extractor_kwargs!r} in the data-only format")
+    optimizer_kwargs = {k: v for k, v in (kwargs.get("optimizer_kwargs") or {}).items()}
+    if not all(isinstance(v, (int, float, bool)) for v in optimizer_kwargs.values()):
+        raise CheckpointError(f"cannot save optimizer_kwargs {optimizer_kwargs!r} in the data-only format (numbers only)")
+    net_arch = kwargs.get("net_arch")
+    space = policy.observation_space
+    return {
+        "class": _name_of(type(policy), _policy_classes(), "policy class"),
+        "net_arch": dict(net_arch) if isinstance(net_arch, dict) else [int(n) for n in net_arch or []],
+        "activation": _name_of(kwargs.get("activation_fn"), _activations(), "activation"),
+        "features": _name_of(kwargs.get("features_extractor_class"), _extractors(), "features extractor"),
+        "ortho_init": bool(kwargs.get("ortho_init", True)),
+        "share_features_extractor": bool(kwargs.get("share_features_extractor", True)),
+        "normalize_images": bool(kwargs.get("normalize_images", True)),
+        "optimizer": _name_of(kwargs.get("optimizer_class"), _optimizers(), "optimizer"),
+        "optimizer_kwargs": optimizer_kwargs,
+        "observation_shape": [int(d) for d in space.shape],
+        "observation_low": float(np.min(space.low)),
+        "observation_high": float(np.max(space.high)),
+        "num_actions": int(policy.action_space.n),
     }
-    save_to_zip_file(path, data=data, params={"policy": policy.state_dict()})
+
+
+def _spec_error(path: Path, key: str, value: Any, allowed: str) -> CheckpointError:
+    return CheckpointError(f"{path}: {POLICY_ENTRY} field {key!r} is {value!r}; allowed: {allowed}")
+
+
+def _layer_sizes(value: Any) -> bool:
+    return isinstance(value, list) and len(value) <= MAX_LAYERS and all(_small_int(n, 1, MAX_LAYER_WIDTH) for n in value)
+
+
+def build_policy(spec: Any, path: Path, device: str = "cpu") -> Any:
+    """The untrained policy ``spec`` describes (every field checked against an allow-list)."""
+    from gymnasium import spaces
+
+    if not isinstance(spec, dict):
+        raise CheckpointError(f"{path}: {POLICY_ENTRY} must hold a JSON object, got {type(spec).__name__}")
+    missing = [k for k in POLICY_SPEC_FIELDS if k not in spec]
+    if missing:
+        raise CheckpointError(f"{path}: {POLICY_ENTRY} lacks {missing}; required fields: {list(POLICY_SPEC_FIELDS)}")
+    tables = {"class": _policy_classes(), "activation": _activations(), "features": _extractors(), "optimizer": _optimizers()}
+    chosen = {}
+    for key, table in tables.items():
+        if not isinstance(spec[key], str) or spec[key] not in table:
+            raise _spec_error(path, key, spec[key], ", ".join(table))
+        chosen[key] = table[spec[key]]
+    net_arch = spec["net_arch"]
+    if isinstance(net_arch, dict):
+        if set(net_arch) - {"pi", "vf"} or not all(_layer_sizes(v) for v in net_arch.values()):
+            raise _spec_error(path, "net_arch", net_arch, f"a list of up to {MAX_LAYERS} layer sizes in 1..{MAX_LAYER_WIDTH}, "
+                              "or {'pi': [...], 'vf': [...]}")
+    elif not _layer_sizes(net_arch):
+        raise _spec_error(path, "net_arch", net_arch, f"a list of up to {MAX_LAYERS} layer sizes in 1..{MAX_LAYER_WIDTH}")
+    for key in ("ortho_init", "share_features_extractor", "normalize_images"):
+        if not isinstance(spec[key], bool):
+            raise _spec_error(path, key, spec[key], "true or false")
+    opt = spec["optimizer_kwargs"]
+    if not isinstance(opt, dict) or not all(k in OPTIMIZER_KWARGS and isinstance(v, (int, float)) and math.isfinite(v)
+                                            for k, v in opt.items()):
+        raise _spec_error(path, "optimizer_kwargs", opt, f"a mapping of {', '.join(OPTIMIZER_KWARGS)} to finite numbers")
+    shape = spec["observation_shape"]
+    if not isinstance(shape, list) or not 1 <= len(shape) <= 4 or not all(_small_int(d, 1, MAX_OBSERVATION_SIZE) for d in shape) \
+            or math.prod(shape) > MAX_OBSERVATION_SIZE:
+        raise _spec_error(path, "observation_shape", shape, f"1 to 4 positive integers, at most {MAX_OBSERVATION_SIZE:,} values")
+    if not _small_int(spec["num_actions"], 1, MAX_ACTIONS):
+        raise _spec_error(path, "num_actions", spec["num_actions"], f"an integer in 1..{MAX_ACTIONS}")
+    bounds = (spec["observation_low"], spec["observation_high"])
+    if not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) or not bounds[0] <= bounds[1]:
+        raise _spec_error(path, "observation_low/high", bounds, "two numbers, low <= high")
+    obs_space = spaces.Box(float(bounds[0]), float(bounds[1]), tuple(shape), np.float32)
+    action_space = spaces.Discrete(int(spec["num_actions"]))
+    try:
+        policy = chosen["class"](
+            obs_space, action_space, lambda _: 0.0, net_arch=net_arch, activation_fn=chosen["activation"],
+            features_extractor_class=chosen["features"], ortho_init=spec["ortho_init"],
+            share_features_extractor=spec["share_features_extractor"], normalize_images=spec["normalize_images"],
+            optimizer_class=chosen["optimizer"], optimizer_kwargs=dict(opt),
+        )
+    except (ValueError, TypeError) as e:
+        raise CheckpointError(f"{path}: {POLICY_ENTRY} describes a policy that cannot be built: {e}") from e
+    return policy.to(device)
+
+
+def _tensor_bytes(obj: Any) -> bytes:
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return buffer.getvalue()
+
+
+def _load_tensors(raw: bytes, where: str, device: str) -> Any:
+    """``torch.load`` with ``weights_only=True``: tensors, numbers, strings and containers only."""
+    import pickle
+
+    import torch
+
+    try:
+        return torch.load(io.BytesIO(raw), map_location=device, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError, KeyError, AttributeError,
+            zipfile.BadZipFile, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"{where} is not a data-only tensor file (torch weights_only): {first[:300]}") from e
+
+
+def _zip_bytes(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _checkpoint_entries(policy: Any) -> dict[str, bytes]:
+    header = {"format": POLICY_FORMAT, "format_version": POLICY_FORMAT_VERSION, "policy": policy_spec(policy)}
+    state = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
+    return {POLICY_ENTRY: json.dumps(header, indent=1).encode(), WEIGHTS_ENTRY: _tensor_bytes(state)}
+
+
+def save_policy(policy: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
+    """Write a data-only policy checkpoint (weights, no optimizer state) and its sidecar, atomically.
+
+    The zip holds ``fight_envs_policy.json`` (the network by name) and ``policy.pt`` (the
+    weights, read back with ``torch.load(weights_only=True)``): loading it runs no stored code.
+    Opponent pools keep many of them; ``fight_envs.agents.registry.make_agent`` plays them.
+    """
+    path = Path(path)
+    atomic_write(path, _zip_bytes(_checkpoint_entries(policy)))
     write_metadata(path, metadata)
     return path
+
+
+def save_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
+    """Write a data-only training checkpoint of a (Maskable)PPO ``model``: the policy, its optimizer
+    state and the counters a resume needs (``training.json``), then the sidecar; all atomically."""
+    path = Path(path)
+    entries = _checkpoint_entries(model.policy)
+    entries[OPTIMIZER_ENTRY] = _tensor_bytes(model.policy.optimizer.state_dict())
+    episodes = [{k: float(v) for k, v in info.items() if k in EPISODE_KEYS} for info in (model.ep_info_buffer or [])]
+    training = {"num_timesteps": int(model.num_timesteps), "n_updates": int(getattr(model, "_n_updates", 0)),
+                "episode_num": int(getattr(model, "_episode_num", 0)), "ep_info_buffer": episodes}
+    entries[TRAINING_ENTRY] = json.dumps(training).encode()
+    atomic_write(path, _zip_bytes(entries))
+    write_metadata(path, metadata)
+    return path
+
+
+def _open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise CheckpointError(f"{path} is not a checkpoint: cannot read it as a zip ({e}); "
+                              "a checkpoint is a .zip written by fight-envs training") from e
+    total = 0
+    for info in z.infolist():
+        total += info.file_size
+        if info.file_size > MAX_ENTRY_BYTES or total > MAX_ENTRY_BYTES:
+            z.close()
+            raise CheckpointError(f"{path}: entry {info.filename!r} unpacks to {info.file_size:,} bytes; "
+                                  f"a checkpoint holds at most {MAX_ENTRY_BYTES:,}")
+    return z
+
+
+def _entry(z: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    try:
+        return z.read(name)
+    except KeyError as e:
+        raise CheckpointError(f"{path} lacks {name!r}; a data-only checkpoint holds {POLICY_ENTRY} and {WEIGHTS_ENTRY}") from e
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
+        raise CheckpointError(f"{path}: entry {name!r} cannot be read ({e}); the file is damaged") from e
+
+
+def checkpoint_kind(path: str | Path) -> str:
+    """``"data"`` for a data-only checkpoint, ``"pickle"`` for an SB3 zip (its ``data`` is pickled);
+    CheckpointError for anything else."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path} is not a file; pass the checkpoint's .zip (for a run: runs/<name>/final.zip)")
+    with _open_zip(path) as z:
+        names = set(z.namelist())
+    if POLICY_ENTRY in names:
+        return "data"
+    if "data" in names:
+        return "pickle"
+    raise CheckpointError(f"{path} is not a checkpoint: a zip with {POLICY_ENTRY} and {WEIGHTS_ENTRY} "
+                          "(fight-envs' data-only format) or an SB3 model zip was expected")
+
+
+def untrusted_error(path: Path) -> CheckpointError:
+    return CheckpointError(
+        f"{path} is a pickled SB3 checkpoint: loading it unpickles objects stored in the file, which can run "
+        "any code its author put there. Load it only if you trust where it came from: pass trust=True "
+        "(fight_envs.agents.registry.make_agent, load_checkpoint_agent) or --trust-checkpoint on the command "
+        "line; or convert it once to the data-only format with fight_envs.agents.checkpoint.convert_checkpoint"
+    )
+
+
+def _read_data_checkpoint(path: Path, device: str, with_training: bool = False) -> tuple[Any, dict[str, Any], Any, Any]:
+    with _open_zip(path) as z:
+        header = _parse_json(_entry(z, POLICY_ENTRY, path), f"{path}:{POLICY_ENTRY}")
+        if not isinstance(header, dict) or header.get("format") != POLICY_FORMAT:
+            raise CheckpointError(f"{path}: {POLICY_ENTRY} is not a fight-envs policy header (format {POLICY_FORMAT!r})")
+        version = header.get("format_version")
+        if not _small_int(version, 1, POLICY_FORMAT_VERSION):
+            raise CheckpointError(f"{path}: {POLICY_ENTRY} has format_version {version!r}; this fight-envs reads 1..{POLICY_FORMAT_VERSION}")
+        policy = build_policy(header.get("policy"), path, device)
+        state = _load_tensors(_entry(z, WEIGHTS_ENTRY, path), f"{path}:{WEIGHTS_ENTRY}", device)
+        optimizer = training = None
+        if with_training:
+            names = set(z.namelist())
+            if OPTIMIZER_ENTRY not in names or TRAINING_ENTRY not in names:
+                raise CheckpointError(f"{path} is a policy-only checkpoint; resuming needs a training checkpoint "
+                                      f"({OPTIMIZER_ENTRY} and {TRAINING_ENTRY}: checkpoints/step_*.zip)")
+            optimizer = _load_tensors(_entry(z, OPTIMIZER_ENTRY, path), f"{path}:{OPTIMIZER_ENTRY}", device)
+            training = _parse_json(_entry(z, TRAINING_ENTRY, path), f"{path}:{TRAINING_ENTRY}")
+            if not isinstance(training, dict) or not _small_int(training.get("num_timesteps"), 0, 2**62):
+                raise CheckpointError(f"{path}: {TRAINING_ENTRY} must hold num_timesteps (an integer >= 0)")
+    import torch
+
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise CheckpointError(f"{path}: {WEIGHTS_ENTRY} must hold a mapping of parameter names to tensors")
+    try:
+        policy.load_state_dict(state)
+    except (RuntimeError, ValueError, TypeError) as e:
+        raise CheckpointError(f"{path}: the stored weights do not fit the stored policy description: "
+                              f"{str(e).splitlines()[0][:300]}") from e
+    if not all(bool(torch.isfinite(v).all()) for v in state.values() if v.is_floating_point()):
+        raise CheckpointError(f"{path}: the stored weights hold NaN or infinite values; a policy's weights are finite")
+    policy.set_training_mode(False)
+    return policy, header["policy"], optimizer, training
+
+
+def load_policy(path: str | Path, device: str = "cpu", trust: bool = False) -> tuple[Any, dict[str, Any]]:
+    """Load a checkpoint's policy (in eval mode) and its metadata, without any env check.
+
+    A data-only checkpoint loads without unpickling anything. A pickled SB3 zip (``MaskablePPO.save``)
+    loads only with ``trust=True``: unpickling runs whatever code the file carries.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint at {path} (expected a .zip written by fight-envs training)")
+    kind = checkpoint_kind(path)
+    if kind == "pickle" and not trust:
+        raise untrusted_error(path)  # before anything else of the file is read
+    meta = read_metadata(path)
+    if kind == "data":
+        policy, _, _, _ = _read_data_checkpoint(path, device)
+        return policy, meta
+    return _load_pickled_policy(path, device), meta
+
+
+def load_training_state(path: str | Path, device: str = "cpu") -> tuple[Any, Any, dict[str, Any]]:
+    """A data-only training checkpoint's (policy, optimizer state dict, counters); CheckpointError if
+    it is damaged, policy-only or pickled."""
+    path = Path(path)
+    if checkpoint_kind(path) != "data":
+        raise untrusted_error(path)
+    policy, _, optimizer, training = _read_data_checkpoint(path, device, with_training=True)
+    return policy, optimizer, training
+
+
+def _load_pickled_policy(path: Path, device: str) -> Any:
+    """The pre-data-only loader (SB3's own, unpickling ``data``): only for trusted files."""
+    import pickle
+
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        # Training-only callables (schedules) are not unpickled: playing does not need them, and
+        # they may name classes of a ``train`` module this installation does not have.
+        data, params, _ = load_from_zip_file(path, device=device, custom_objects=_PLAY_ONLY)
+    except (ValueError, zipfile.BadZipFile, OSError, pickle.UnpicklingError, EOFError, TypeError, KeyError) as e:
+        raise CheckpointError(f"{path} is not a checkpoint: cannot read it as an SB3 zip ({e})") from e
+    needed = ("policy_class", "observation_space", "action_space")
+    if data is None or any(k not in data for k in needed) or "policy" not in params:
+        raise CheckpointError(
+            f"{path} is not a checkpoint: an SB3 zip with 'data' ({', '.join(needed)}) and 'policy' weights was expected"
+        )
+    kwargs = dict(data.get("policy_kwargs") or {})
+    try:
+        policy = data["policy_class"](data["observation_space"], data["action_space"], lambda _: 0.0, **kwargs)
+        policy.load_state_dict(params["policy"])
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise CheckpointError(f"{path}: the stored weights do not fit the stored policy description: {e}") from e
+    policy.to(device)
+    policy.set_training_mode(False)
+    return policy
+
+
+def convert_checkpoint(source: str | Path, target: str | Path, trust: bool = False, device: str = "cpu") -> Path:
+    """Rewrite checkpoint ``source`` (a pickled SB3 zip: needs ``trust=True``) as a data-only policy
+    checkpoint at ``target``, sidecar included. Only the policy is kept (no optimizer state)."""
+    policy, meta = load_policy(source, device=device, trust=trust)
+    return save_policy(policy, target, meta)
 
 
 def policy_constructor_kwargs(policy: Any) -> dict[str, Any]:
@@ -132,38 +526,6 @@ def policy_constructor_kwargs(policy: Any) -> dict[str, Any]:
     for key in ("observation_space", "action_space", "lr_schedule"):
         kwargs.pop(key, None)
     return kwargs
-
-
-def load_policy(path: str | Path, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
-    """Load a checkpoint's policy (in eval mode) and its metadata, without any env check."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path} (expected a .zip written by fight-envs training)")
-    if not path.is_file():
-        raise CheckpointError(f"{path} is not a file; pass the checkpoint's .zip (for a run: runs/<name>/final.zip)")
-    meta = read_metadata(path)
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    try:
-        # Training-only callables (schedules) are not unpickled: playing does not need them, and
-        # they may name classes of a ``train`` module this installation does not have.
-        data, params, _ = load_from_zip_file(path, device=device, custom_objects=_PLAY_ONLY)
-    except (ValueError, zipfile.BadZipFile, OSError) as e:
-        raise CheckpointError(f"{path} is not a checkpoint: cannot read it as an SB3 zip ({e})") from e
-    needed = ("policy_class", "observation_space", "action_space")
-    if data is None or any(k not in data for k in needed) or "policy" not in params:
-        raise CheckpointError(
-            f"{path} is not a checkpoint: an SB3 zip with 'data' ({', '.join(needed)}) and 'policy' weights was expected"
-        )
-    kwargs = dict(data.get("policy_kwargs") or {})
-    policy = data["policy_class"](data["observation_space"], data["action_space"], lambda _: 0.0, **kwargs)
-    try:
-        policy.load_state_dict(params["policy"])
-    except RuntimeError as e:
-        raise CheckpointError(f"{path}: the stored weights do not fit the stored policy description: {e}") from e
-    policy.to(device)
-    policy.set_training_mode(False)
-    return policy, meta
 
 
 def _expected_spaces(meta: dict[str, Any]) -> tuple[tuple[int, ...], int]:
@@ -346,15 +708,19 @@ def load_checkpoint_agent(
     game: str | None = None,
     seed: int | None = None,
     name: str | None = None,
+    trust: bool = False,
 ) -> PolicyAgent:
     """Load checkpoint ``path`` (a ``.zip`` with its ``.json`` sidecar) as an agent.
+
+    A data-only checkpoint (what fight-envs writes) loads without unpickling; a pickled SB3 zip
+    only with ``trust=True`` (see :func:`load_policy`).
 
     ``game`` (e.g. ``"fight5"``), when given, must be the checkpoint's game. The policy's
     observation shape and action count must match both the sidecar and what the checkpoint's
     env gives today. ``deterministic=False`` samples from the masked policy.
     """
     path = Path(path)
-    policy, meta = load_policy(path, device=device)
+    policy, meta = load_policy(path, device=device, trust=trust)
     check_checkpoint(policy, meta, path, game)
     label = name or meta.get("label") or path.stem  # training writes "<run>@<timesteps>" as the label
     return PolicyAgent(policy, deterministic=deterministic, name=label, seed=seed, metadata=meta)

@@ -4,7 +4,9 @@ A spec is either a baseline name of the game (``random``, ``greedy``, ``heuristi
 for Fight 5), the path of a trained SB3 checkpoint (a ``.zip``), loaded by ``fight_envs.agents.checkpoint``
 (imported only then, since it needs the ``train`` extra), or an RLlib checkpoint directory,
 loaded by ``fight_envs.agents.rllib_agent`` (the ``rllib`` extra). Game names may carry an env version
-(``fight5_v0`` is ``fight5``).
+(``fight5_v0`` is ``fight5``). Every game also has ``search`` (``fight_envs.agents.search``, options
+after a colon: ``search:sims=200,rollout=greedy``); it needs the game's engine to implement the
+search vocabulary of ``fight_envs.core.information``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from fight_envs.agents.base import Agent, RandomAgent
 
 CHECKPOINT_SUFFIXES = (".zip", ".pt", ".pth")
+SEARCH = "search"
+"""Every game's search agent (``fight_envs.agents.search``), with options: ``search:sims=200,rollout=greedy``."""
 
 
 def _fight5_factories() -> dict[str, Callable[[int | None], Agent]]:
@@ -90,11 +94,19 @@ def is_checkpoint_spec(spec: str) -> bool:
     return os.sep in spec or "/" in spec or spec.endswith(CHECKPOINT_SUFFIXES) or os.path.isfile(spec)
 
 
-def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agent:
-    """Build the agent named by ``spec`` for ``game``, seeded with ``seed``."""
+def make_agent(spec: str, game: str = "fight5", seed: int | None = None, trust: bool = False) -> Agent:
+    """Build the agent named by ``spec`` for ``game``, seeded with ``seed``.
+
+    Checkpoints load in the data-only format; a pickled one (an SB3 zip, an RLlib directory with
+    ``.pkl`` files) only with ``trust=True``, since unpickling runs code the file carries.
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
+    if spec.partition(":")[0] == SEARCH:  # every game: "search" or "search:sims=200,rollout=greedy"
+        from fight_envs.agents.search import make_search_agent
+
+        return make_search_agent(game_name(game), seed=seed, options=spec.partition(":")[2])
     factories = GAMES[game_name(game)]()
     if spec in factories:
         return factories[spec](seed)
@@ -103,13 +115,13 @@ def make_agent(spec: str, game: str = "fight5", seed: int | None = None) -> Agen
 
         if not is_rllib_checkpoint(spec):
             raise ValueError(f"{spec!r} is a directory but not an RLlib checkpoint (no fight_envs_agent.json or learner_group/)")
-        return load_rllib_agent(spec, game=game_name(game), seed=seed)
+        return load_rllib_agent(spec, game=game_name(game), seed=seed, trust=trust)
     if is_checkpoint_spec(spec):
         if not os.path.isfile(spec):
             raise ValueError(f"no checkpoint file at {spec!r}")
         from fight_envs.agents.checkpoint import load_checkpoint_agent  # needs the train extra; loaded on demand
 
-        return load_checkpoint_agent(spec, game=game_name(game), seed=seed)
+        return load_checkpoint_agent(spec, game=game_name(game), seed=seed, trust=trust)
     raise ValueError(
         f"unknown agent {spec!r} for {game_name(game)}; available: {', '.join(factories)}, or a checkpoint path "
         f"(a file ending in {', '.join(CHECKPOINT_SUFFIXES)})"

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from fight_envs.agents.checkpoint import PolicyAgent, write_metadata
+from fight_envs.agents.checkpoint import PolicyAgent, save_checkpoint
+from fight_envs.core.atomic import atomic_write
 from fight_envs.agents.evaluate import evaluate
 from fight_envs.agents.ratings import elo_ratings
 from fight_envs.train.config import EvalConfig
@@ -63,6 +64,32 @@ def list_checkpoints(checkpoint_dir: Path) -> list[tuple[int, Path]]:
         if m:
             found.append((int(m.group(1)), p))
     return sorted(found)
+
+
+HISTORY_KEYS = {"step": int, "opponent": str, "winrate": float, "games": int}
+
+
+def read_history(path: Path, up_to_step: int | None = None,
+                 warn: Callable[[str], None] = lambda m: print(m, flush=True)) -> list[dict[str, Any]]:
+    """The evaluation history's rows (up to ``up_to_step`` when given); a line that is not a complete
+    row (a file cut by a crash before writes were atomic) is reported and skipped."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            ok = isinstance(row, dict) and all(isinstance(row.get(k), t if t is not float else (int, float))
+                                               and not isinstance(row.get(k), bool) for k, t in HISTORY_KEYS.items())
+        except (json.JSONDecodeError, RecursionError):
+            ok = False
+        if not ok:
+            warn(f"[selfplay] {path}:{n}: skipping a line that is not an evaluation row ({line[:60]!r}); "
+                 f"rows hold {', '.join(HISTORY_KEYS)}")
+            continue
+        if up_to_step is None or row["step"] <= up_to_step:
+            rows.append(row)
+    return rows
 
 
 class PoolCallback(BaseCallback):
@@ -122,7 +149,7 @@ class Evaluator:
         self.history_path = history_path
         self.history: list[dict[str, Any]] = []
         if history_path.is_file():
-            self.history = [json.loads(line) for line in history_path.read_text().splitlines() if line.strip()]
+            self.history = read_history(history_path)
 
     def _env(self) -> Any:
         from fight_envs.registry import make
@@ -143,9 +170,7 @@ class Evaluator:
             result = evaluate(self._env, agents, num_deals=deals, seed=self.seed)
             winrates[name] = result.stats[0].win_rate
             self.history.append({"step": step, "opponent": name, "winrate": winrates[name], "games": deals * n})
-        with self.history_path.open("w") as f:
-            for row in self.history:
-                f.write(json.dumps(row) + "\n")
+        atomic_write(self.history_path, "".join(json.dumps(row) + "\n" for row in self.history))
         return winrates
 
     def ratings(self) -> dict[str, float]:
@@ -224,8 +249,7 @@ class CheckpointCallback(BaseCallback):
 
     def save(self) -> Path:
         path = self.dir / checkpoint_name(self.num_timesteps)
-        self.model.save(path)
-        write_metadata(path, self.metadata(self.num_timesteps))
+        save_checkpoint(self.model, path, self.metadata(self.num_timesteps))  # data-only, atomic
         self.on_save()
         for _, old in list_checkpoints(self.dir)[: -self.keep]:
             old.unlink()

@@ -17,6 +17,9 @@ must then still match the run (checked by ``fight_envs.train.selfplay``).
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -27,13 +30,21 @@ import yaml
 
 from fight_envs.core.errors import ConfigError
 
-VEC_ENV_KINDS = ("auto", "dummy", "subproc", "batched")
+VEC_ENV_KINDS = ("auto", "dummy", "subproc", "batched", "multi")
 BATCHED_ENVS = ("fight5_v0",)
 """Envs with a batched engine behind ``vec_env: batched`` (``fight_envs.train.batched_vec_env``)."""
 PROGRESS_KINDS = ("auto", "bar", "log", "none")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
 FEATURE_EXTRACTORS = ("flat", "fight5_slot")
+RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
+"""A run name is one directory name under ``runs_dir`` (no separators, no ``..``)."""
+DEVICE = re.compile(r"^(cpu|auto|cuda(:\d{1,2})?)$")
+MAX_STEPS = 10**12
+MAX_ENVS = 4096
+MAX_LAYERS = 16
+MAX_BATCH = 1 << 24
+MAX_LAYER_WIDTH = 65_536
 SELF = "self"
 """Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 
@@ -145,8 +156,10 @@ class Config:
     n_envs: int = 8
     """Envs per player count (with ``vec_env: batched``, the games per player count in the batch)."""
     vec_env: str = "auto"
-    """auto, dummy, subproc (SB3 vec envs over the PettingZoo env), or batched (Fight 5 only:
-    ``fight_envs.train.batched_vec_env``, the batched engine with the opponents acting in batches)."""
+    """auto, dummy, subproc (SB3 vec envs over the PettingZoo env), batched (Fight 5 only:
+    ``fight_envs.train.batched_vec_env``, the batched engine with the opponents acting in batches), or
+    multi (any game: ``fight_envs.train.multi_vec_env``, many AEC games in one process, the opponents
+    acting in batches)."""
     torch_threads: int = 1
     device: str = "cpu"
     checkpoint_every: int = 100_000
@@ -174,6 +187,16 @@ class Config:
             "checkpoint_every": self.checkpoint_every, "keep_checkpoints": self.keep_checkpoints,
             "ppo.n_steps": self.ppo.n_steps,
         })
+        _int_range("n_envs", self.n_envs, 1, MAX_ENVS)
+        _int_range("ppo.n_steps", self.ppo.n_steps, 1, 10**7)
+        _int_range("keep_checkpoints", self.keep_checkpoints, 1, 10_000)
+        _threads("torch_threads", self.torch_threads)
+        _number("log_every_s", self.log_every_s, 0.0, 86_400.0, low_open=True)
+        if self.ppo.target_kl is not None:
+            _number("ppo.target_kl", self.ppo.target_kl, 0.0, 100.0, low_open=True)
+        # A minibatch of 1 has no spread to normalise advantages by (NaN); one beyond the rollout is the
+        # whole rollout (SB3 cuts it), so the bound is only a sanity ceiling.
+        _int_range("ppo.batch_size", self.ppo.batch_size, 2, MAX_BATCH)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,12 +217,35 @@ def validate_common(config: Any, positive: dict[str, int]) -> None:
         "eval.every": config.eval.every,
     }
     for key, value in positive.items():
-        if value < 1:
-            raise ConfigError(f"{key} must be >= 1, got {value}")
-    if config.seed < 0:
-        raise ConfigError(f"seed must be >= 0, got {config.seed}")
-    if config.eval.games < 0:
-        raise ConfigError(f"eval.games must be >= 0 (0 turns evaluation off), got {config.eval.games}")
+        _int_range(key, value, 1, MAX_STEPS)
+    _int_range("seed", config.seed, 0, 2**32 - 1)
+    _int_range("eval.games", config.eval.games, 0, 10**6)
+    _int_range("eval.num_players", config.eval.num_players, 1, 64)
+    _int_range("opponents.max_snapshots", config.opponents.max_snapshots, 1, 10_000)
+    _int_range("opponents.winrate_window", config.opponents.winrate_window, 1, 10**6)
+    _int_range("ppo.n_epochs", config.ppo.n_epochs, 1, 1000)
+    for n in config.env.num_players:
+        _int_range("env.num_players", n, 1, 64)
+    _run_location(config)
+    _device(getattr(config, "device", "cpu"))
+    ppo = config.ppo
+    _number("ppo.learning_rate", ppo.learning_rate, 0.0, 1.0, low_open=True)
+    _number("ppo.clip_range", ppo.clip_range, 0.0, 10.0, low_open=True)
+    _number("ppo.ent_coef", ppo.ent_coef, 0.0, 10.0)
+    _number("ppo.vf_coef", ppo.vf_coef, 0.0, 100.0)
+    _number("ppo.max_grad_norm", ppo.max_grad_norm, 0.0, 1e6, low_open=True)
+    _number("ppo.gamma", ppo.gamma, 0.0, 1.0, low_open=True)
+    _number("ppo.gae_lambda", ppo.gae_lambda, 0.0, 1.0)
+    if not isinstance(ppo.net_arch, list) or not 1 <= len(ppo.net_arch) <= MAX_LAYERS:
+        raise ConfigError(f"ppo.net_arch must list 1 to {MAX_LAYERS} hidden layer sizes, e.g. [128, 128]; got {ppo.net_arch!r}")
+    for width in ppo.net_arch:
+        _int_range("ppo.net_arch[...]", width, 1, MAX_LAYER_WIDTH)
+    _number("opponents.anneal_fraction", config.opponents.anneal_fraction, 0.0, 1.0)
+    _number("opponents.pfsp_power", config.opponents.pfsp_power, 0.0, 100.0)
+    for key in ("weights_start", "weights_end"):
+        for name, weight in getattr(config.opponents, key).items():
+            if not (isinstance(weight, (int, float)) and math.isfinite(weight) and 0 <= weight <= 1e6):
+                raise ConfigError(f"opponents.{key} weights must be >= 0 and <= 1e6 (finite numbers), got {name}: {weight!r}")
     if not config.env.num_players:
         raise ConfigError("env.num_players must list at least one player count, e.g. [2] or [2, 3, 4, 5]")
     if len(set(config.env.num_players)) != len(config.env.num_players):
@@ -227,6 +273,51 @@ def validate_common(config: Any, positive: dict[str, int]) -> None:
         raise ConfigError(f"opponents.pfsp_power must be >= 0, got {opponents.pfsp_power}")
 
 
+def _int_range(key: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ConfigError(f"{key} must be >= {lo} and <= {hi:,} (an integer), got {value!r}")
+
+
+def _number(key: str, value: Any, lo: float, hi: float, low_open: bool = False) -> None:
+    """A finite number in [lo, hi] (or (lo, hi] with ``low_open``): NaN and infinities are refused."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        ok = (lo < value if low_open else lo <= value) and value <= hi
+    if not ok:
+        interval = f"{'(' if low_open else '['}{lo:g}, {hi:g}]"
+        raise ConfigError(f"{key} must be a finite number in {interval}, got {value!r}")
+
+
+def _threads(key: str, value: Any) -> None:
+    cpus = os.cpu_count() or 1
+    _int_range(key, value, 1, max(4 * cpus, 4))
+
+
+def _run_location(config: Any) -> None:
+    """``run_name`` is one directory name under ``runs_dir``: nothing may be written outside it."""
+    name = config.run_name
+    if name is not None and (not isinstance(name, str) or not RUN_NAME.match(name) or name in (".", "..")):
+        raise ConfigError(
+            f"run_name must be one directory name under runs_dir (letters, digits, . _ @ + -, up to 128, not starting "
+            f"with . or -), got {name!r}"
+        )
+    if not isinstance(config.runs_dir, str) or not config.runs_dir.strip() or "\x00" in config.runs_dir:
+        raise ConfigError(f"runs_dir must be a directory path, got {config.runs_dir!r}")
+
+
+def _device(device: Any) -> None:
+    if not isinstance(device, str) or not DEVICE.match(device):
+        raise ConfigError(f"device must be cpu, auto, cuda or cuda:<index>, got {device!r}")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError(f"device={device} but torch finds no CUDA device here; use device=cpu (or auto)")
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise ConfigError(f"device={device} but this machine has {torch.cuda.device_count()} CUDA device(s)")
+
+
 def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ConfigError(f"{key} must be one of {', '.join(allowed)}; got {value!r}")
@@ -252,6 +343,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not saved.is_file():
             raise ConfigError(f"resume={resume!r}: no {saved}; resume takes a run directory written by training (runs/<run_name>)")
         base = _read_yaml(saved)
+        _check_complete(base, (factory or Config)(), saved)
     config = (factory or Config)()
     _fill(config, base, "")
     for key, value in parsed:
@@ -261,10 +353,29 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     return config.validate()
 
 
+def _check_complete(data: dict[str, Any], template: Any, path: Path, prefix: str = "") -> None:
+    """A run's saved config lists every key (it is written resolved): a missing one means a damaged
+    (cut) file, which must not resume silently with defaults."""
+    missing = [f"{prefix}{f.name}" for f in dataclasses.fields(template) if f.name not in data]
+    if missing:
+        raise ConfigError(f"{path} lacks {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: a run's "
+                          "config.yaml lists every key, so this one is damaged (cut short?); restore it or start a new run")
+    for f in dataclasses.fields(template):
+        sub = getattr(template, f.name)
+        if dataclasses.is_dataclass(sub):
+            if not isinstance(data[f.name], dict):
+                raise ConfigError(f"{path}: {prefix}{f.name} must be a section (a mapping), got {data[f.name]!r}")
+            _check_complete(data[f.name], sub, path, f"{prefix}{f.name}.")
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text) or {}
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+        raise ConfigError(f"config file {path} is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a mapping of keys to values, got {type(data).__name__}")
     return data
@@ -388,4 +499,6 @@ def _coerce(value: Any, ftype: Any, key: str) -> Any:
 
 def save_config(config: Config, path: str | Path) -> None:
     """Write the resolved config as YAML (what ``load_config`` reads back)."""
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    from fight_envs.core.atomic import atomic_write
+
+    atomic_write(path, yaml.safe_dump(config.to_dict(), sort_keys=False))

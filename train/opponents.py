@@ -23,7 +23,6 @@ weight zero): prioritised fictitious self-play, so the learner meets more often 
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,12 +33,14 @@ import numpy as np
 
 from fight_envs.agents.base import Agent
 from fight_envs.agents.checkpoint import PolicyAgent, load_policy, save_policy
+from fight_envs.core.atomic import atomic_write
 from fight_envs.core.errors import ConfigError
 from fight_envs.train.config import SELF, OpponentConfig
 
 MANIFEST_NAME = "manifest.json"
 STATE_NAME = "state.json"
 SNAPSHOT_PREFIX = "self@"
+SNAPSHOT_FILE_PREFIX = "self_"
 MIN_LOSS_SHARE = 0.02
 """Floor on (1 - win rate) in prioritisation, so an opponent the learner always beats stays drawable."""
 
@@ -88,7 +89,7 @@ class OpponentPool:
     def add_snapshot(self, policy: Any, step: int, metadata: dict[str, Any]) -> PoolEntry:
         """Save the learner's current policy as a frozen opponent."""
         entry_id = f"{SNAPSHOT_PREFIX}{step}"
-        file = f"self_{step:010d}.zip"
+        file = f"{SNAPSHOT_FILE_PREFIX}{step:010d}.zip"
         save_policy(policy, self.dir / file, {**metadata, "label": entry_id, "num_timesteps": step})
         entry = PoolEntry(entry_id, "snapshot", file, step)
         self.snapshots = [s for s in self.snapshots if s.id != entry_id] + [entry]
@@ -153,9 +154,7 @@ class OpponentPool:
         manifest = self.manifest(num_timesteps)
         if manifest == self._written:
             return False
-        tmp = self.manifest_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest, indent=1))
-        os.replace(tmp, self.manifest_path)  # atomic: a worker never reads a half-written file
+        atomic_write(self.manifest_path, json.dumps(manifest, indent=1))  # a worker never reads a half-written file
         self._written = manifest
         return True
 
@@ -166,15 +165,35 @@ class OpponentPool:
             "snapshots": [vars(s) for s in self.snapshots],
             "results": {k: list(v) for k, v in self.results.items()},
         }
-        (self.dir / STATE_NAME).write_text(json.dumps(state, indent=1))
+        atomic_write(self.dir / STATE_NAME, json.dumps(state, indent=1))
 
-    def load_state(self) -> None:
+    def load_state(self, up_to_step: int | None = None, warn: Any = None) -> None:
+        """Restore snapshots and results (snapshots after ``up_to_step``, the checkpoint resumed, left out).
+
+        An unreadable ``state.json`` (cut by a crash before writes were atomic) is reported; the
+        snapshots are then rebuilt from the snapshot files in the pool directory, without results.
+        """
         path = self.dir / STATE_NAME
         if not path.is_file():
             return
-        state = json.loads(path.read_text())
-        self.snapshots = [PoolEntry(**s) for s in state["snapshots"] if (self.dir / s["spec"]).is_file()]
-        self.results = {k: deque(v, maxlen=self.config.winrate_window) for k, v in state["results"].items()}
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+            snapshots = [PoolEntry(**s) for s in state["snapshots"]]
+            if not all(isinstance(e.spec, str) and isinstance(e.step, int) and "/" not in e.spec and "\\" not in e.spec
+                       for e in snapshots):
+                raise ValueError("a snapshot entry has a bad spec or step")
+            results = {str(k): deque([float(x) for x in v], maxlen=self.config.winrate_window)
+                       for k, v in state["results"].items()}
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError, ValueError, AttributeError) as e:
+            (warn or (lambda m: print(m, flush=True)))(f"[selfplay] {path} is unreadable ({type(e).__name__}: {e}); rebuilding the pool's snapshots from "
+                 f"its {SNAPSHOT_FILE_PREFIX}*.zip files, without recent results")
+            snapshots = sorted((PoolEntry(f"{SNAPSHOT_PREFIX}{int(p.stem[len(SNAPSHOT_FILE_PREFIX):])}", "snapshot", p.name,
+                                          int(p.stem[len(SNAPSHOT_FILE_PREFIX):]))
+                                for p in self.dir.glob(f"{SNAPSHOT_FILE_PREFIX}*.zip")
+                                if p.stem[len(SNAPSHOT_FILE_PREFIX):].isdigit()), key=lambda e: e.step)
+            results = {}
+        self.snapshots = [s for s in snapshots if (self.dir / s.spec).is_file() and (up_to_step is None or s.step <= up_to_step)]
+        self.results = results
 
 
 class PoolOpponent:

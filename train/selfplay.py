@@ -36,7 +36,16 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from fight_envs.agents.checkpoint import checkpoint_metadata, write_metadata
+from fight_envs.agents.checkpoint import (
+    CheckpointError,
+    checkpoint_kind,
+    checkpoint_metadata,
+    load_training_state,
+    read_metadata,
+    save_checkpoint,
+    untrusted_error,
+)
+from fight_envs.core.atomic import atomic_write
 from fight_envs.core.errors import ConfigError
 from fight_envs.wrappers.single_agent import SingleAgentEnv
 from fight_envs.train.callbacks import (
@@ -48,7 +57,7 @@ from fight_envs.train.callbacks import (
     checkpoint_name,
     list_checkpoints,
 )
-from fight_envs.train.config import Config, load_config, save_config
+from fight_envs.train.config import SELF, Config, load_config, save_config
 from fight_envs.train.fast_ppo import FastMaskablePPO
 from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
 from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
@@ -64,23 +73,34 @@ def game_of(env_name: str) -> str:
     return env_name.rsplit("_v", 1)[0]
 
 
-def train_main(config: Config) -> Path:
-    """Train (or resume) a self-play run as ``config`` says; returns the run directory."""
+class TrainingDiverged(RuntimeError):
+    """The loss or the weights became NaN or infinite: the run stops (its last checkpoint stays a resume point)."""
+
+
+def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
+    """Train (or resume) a self-play run as ``config`` says; returns the run directory.
+
+    Everything that can be checked is checked before the run directory is touched
+    (:func:`preflight`). Resuming takes the newest readable checkpoint (an unreadable one is
+    reported and skipped); a pickled SB3 checkpoint of an older fight-envs resumes only with
+    ``trust_checkpoint=True`` (``--trust-checkpoint``).
+    """
     config.validate()
+    preflight(config)
 
     # ---- Seeding and threads: the only global state a run sets (torch, and SB3's own seeding).
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
 
-    run_dir, resume_from = prepare_run_dir(config)
+    run_dir, resume_from, resume_state = prepare_run_dir(config, trust_checkpoint)
     game = game_of(config.env.name)
     say(f"[selfplay] run {run_dir}" + (f", resuming from {resume_from.name}" if resume_from else ""))
 
     # ---- Opponent pool: written before the envs exist, since their first reset reads it.
     pool = OpponentPool(run_dir / "pool", config.opponents, game, config.total_timesteps)
-    if resume_from is not None:
-        pool.load_state()
     start_steps = checkpoint_steps(resume_from)
+    if resume_from is not None:
+        pool.load_state(up_to_step=start_steps, warn=say)
     pool.write_manifest(start_steps)
 
     # ---- Rollout envs: n_envs per player count, one learner seat each, opponents from the pool.
@@ -96,13 +116,11 @@ def train_main(config: Config) -> Path:
         )
 
     # ---- The learner.
-    if resume_from is not None:
+    if resume_from is not None and resume_state is None:  # a trusted pickled checkpoint of an older fight-envs
         model = FastMaskablePPO.load(resume_from, env=vec_env, device=config.device)
-        # Reseed from the run seed and the step reached, so a resume is reproducible too.
-        model.set_random_seed(config.seed + model.num_timesteps)
     else:
         # sb3-contrib's MaskablePPO, MlpPolicy and rollout buffer, computed with fewer operations
-        # (same math; fight_envs.train.fast_ppo, fight_envs.train.features). Checkpoints are plain MaskablePPO files.
+        # (same math; fight_envs.train.fast_ppo, fight_envs.train.features).
         model = FastMaskablePPO(
             FastMaskablePolicy,
             vec_env,
@@ -124,6 +142,11 @@ def train_main(config: Config) -> Path:
             device=config.device,
             verbose=0,
         )
+        if resume_state is not None:
+            restore_training_state(model, resume_state, resume_from)
+    if resume_from is not None:
+        # Reseed from the run seed and the step reached, so a resume is reproducible too.
+        model.set_random_seed(config.seed + model.num_timesteps)
     # One TensorBoard directory per run: a resumed run appends a new events file to it.
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
@@ -131,10 +154,12 @@ def train_main(config: Config) -> Path:
     pool_cb = PoolCallback(pool, config.opponents.snapshot_every, metadata)
     evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game,
                           seed=config.seed, history_path=run_dir / "eval_history.jsonl")
+    if resume_from is not None:  # evaluations after the checkpoint resumed (a skipped newer one) are dropped
+        evaluator.history = [row for row in evaluator.history if row["step"] <= start_steps]
     eval_cb = EvalCallback(evaluator, config.eval.every) if config.eval.games > 0 and config.eval.baselines else None
     ckpt_cb = CheckpointCallback(run_dir / "checkpoints", config.checkpoint_every, config.keep_checkpoints,
                                  metadata, on_save=pool.save_state)
-    callbacks: list[BaseCallback] = [pool_cb, ckpt_cb] + ([eval_cb] if eval_cb else [])
+    callbacks: list[BaseCallback] = [DivergenceCallback(), pool_cb, ckpt_cb] + ([eval_cb] if eval_cb else [])
     progress = config.progress
     if progress == "auto":
         progress = "bar" if sys.stderr.isatty() else "log"
@@ -152,6 +177,11 @@ def train_main(config: Config) -> Path:
             ckpt_cb.save()
             say(f"[selfplay] interrupted; saved a checkpoint at {model.num_timesteps:,} steps (resume={run_dir})")
             raise
+        except TrainingDiverged as e:
+            newest = list_checkpoints(run_dir / "checkpoints")
+            where = f"; the last good checkpoint is {newest[-1][1].name}" if newest else ""
+            raise TrainingDiverged(f"{e}{where}. Lower ppo.learning_rate or ppo.max_grad_norm, then start "
+                                   f"again or resume={run_dir}") from None
         finally:
             vec_env.close()
     else:
@@ -167,8 +197,7 @@ def train_main(config: Config) -> Path:
     if remaining > 0 and not (run_dir / "checkpoints" / checkpoint_name(model.num_timesteps)).exists():
         last = ckpt_cb.save()  # the end is always a resume point
     final = run_dir / "final.zip"
-    model.save(final)
-    write_metadata(final, metadata(model.num_timesteps))
+    save_checkpoint(model, final, metadata(model.num_timesteps))  # data-only, atomic
     pool.save_state()
     trained = max(remaining, 0)
     write_summary(run_dir, model.num_timesteps, trained, elapsed, config, eval_cb)
@@ -184,7 +213,13 @@ def write_summary(run_dir: Path, num_timesteps: int, trained: int, elapsed: floa
                   eval_cb: EvalCallback | None) -> None:
     """``summary.json``: wall time and throughput over every session of the run, last evaluation."""
     path = run_dir / "summary.json"
-    before = json.loads(path.read_text()) if path.is_file() else {}
+    try:
+        before = json.loads(path.read_text()) if path.is_file() else {}
+        if not isinstance(before, dict):
+            before = {}
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        say(f"[selfplay] {path} is unreadable; the totals start again from this session")
+        before = {}
     wall = before.get("wall_seconds", 0.0) + elapsed
     steps = before.get("trained_steps", 0) + trained
     summary = {
@@ -198,7 +233,7 @@ def write_summary(run_dir: Path, num_timesteps: int, trained: int, elapsed: floa
         "final_eval": eval_cb.last if eval_cb is not None else {},
         "rating": eval_cb.last_rating if eval_cb is not None else None,
     }
-    path.write_text(json.dumps(summary, indent=2) + "\n")
+    atomic_write(path, json.dumps(summary, indent=2) + "\n")
 
 
 def say(message: str) -> None:
@@ -222,13 +257,11 @@ class LinearSchedule:
         return self.initial * progress_remaining
 
 
-def prepare_run_dir(config: Config) -> tuple[Path, Path | None]:
-    """Create (or, for ``resume``, check) the run directory; returns it and the checkpoint to resume."""
+def prepare_run_dir(config: Config, trust_checkpoint: bool = False) -> tuple[Path, Path | None, Any]:
+    """Create (or, for ``resume``, check) the run directory; returns it, the checkpoint to resume and
+    its loaded training state (None for a trusted pickled checkpoint)."""
     if config.resume:
         run_dir = Path(config.resume)
-        checkpoints = list_checkpoints(run_dir / "checkpoints")
-        if not checkpoints:
-            raise ConfigError(f"resume={config.resume!r}: no checkpoints/step_*.zip in it to resume from")
         saved = load_config(run_dir / "config.yaml")
         changed = [
             f"{section}.{key}: {getattr(getattr(saved, section), key)!r} -> {value!r}"
@@ -238,9 +271,10 @@ def prepare_run_dir(config: Config) -> tuple[Path, Path | None]:
         ]
         if changed:
             raise ConfigError(f"resume={config.resume!r} cannot change the game or the network: {'; '.join(changed)}")
+        resume_from, state = pick_checkpoint(run_dir, config.device, trust_checkpoint)
         resolved = Config(**{**vars(config), "resume": None, "run_name": run_dir.name})
         save_config(resolved, run_dir / "config.yaml")
-        return run_dir, checkpoints[-1][1]
+        return run_dir, resume_from, state
     name = config.run_name or f"{game_of(config.env.name)}_selfplay_s{config.seed}_{time.strftime('%Y%m%d_%H%M%S')}"
     run_dir = Path(config.runs_dir) / name
     if run_dir.exists() and any(run_dir.iterdir()):
@@ -248,7 +282,99 @@ def prepare_run_dir(config: Config) -> tuple[Path, Path | None]:
                           "or choose another run_name")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     save_config(Config(**{**vars(config), "run_name": name}), run_dir / "config.yaml")
-    return run_dir, None
+    return run_dir, None, None
+
+
+def pick_checkpoint(run_dir: Path, device: str, trust: bool) -> tuple[Path, Any]:
+    """The newest checkpoint of ``run_dir`` that loads, and its training state; each unreadable newer
+    one (cut by a crash, damaged) is reported and skipped. A pickled one needs ``trust``."""
+    checkpoints = list_checkpoints(run_dir / "checkpoints")
+    if not checkpoints:
+        raise ConfigError(f"resume={str(run_dir)!r}: no checkpoints/step_*.zip in it to resume from")
+    skipped = []
+    for _, path in reversed(checkpoints):
+        try:
+            read_metadata(path)
+            if checkpoint_kind(path) == "pickle":
+                if not trust:
+                    raise ConfigError(f"resume={str(run_dir)!r}: {untrusted_error(path)}")
+                return path, None
+            return path, load_training_state(path, device=device)
+        except CheckpointError as e:
+            say(f"[selfplay] skipping checkpoint {path.name}: {e}")
+            skipped.append(path.name)
+    raise ConfigError(f"resume={str(run_dir)!r}: no readable checkpoint; skipped {', '.join(skipped)} "
+                      "(each reported above)")
+
+
+def restore_training_state(model: Any, state: Any, path: Path | None) -> None:
+    """Put a data-only training checkpoint's weights, optimizer state and counters into ``model``."""
+    from collections import deque
+
+    policy, optimizer, training = state
+    try:
+        model.policy.load_state_dict(policy.state_dict())
+        model.policy.optimizer.load_state_dict(optimizer)
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"{path}: the checkpoint does not fit the run's network: {str(e).splitlines()[0][:300]}") from e
+    model.num_timesteps = int(training["num_timesteps"])
+    model._n_updates = int(training.get("n_updates", 0))
+    model._episode_num = int(training.get("episode_num", 0))
+    episodes = [e for e in training.get("ep_info_buffer", []) if isinstance(e, dict)]
+    model.ep_info_buffer = deque(episodes, maxlen=model._stats_window_size)
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+
+
+class DivergenceCallback(BaseCallback):
+    """Stops the run when an update left NaN or infinite weights (checked before each rollout)."""
+
+    def _on_rollout_start(self) -> None:
+        loss = self.model.logger.name_to_value.get("train/loss")
+        if loss is not None and not np.isfinite(loss):
+            raise TrainingDiverged(f"the PPO loss became {loss} at {self.num_timesteps:,} steps")
+        for name, param in self.model.policy.named_parameters():
+            if not bool(torch.isfinite(param).all()):
+                raise TrainingDiverged(f"the policy's weights became NaN or infinite ({name}) at "
+                                       f"{self.num_timesteps:,} steps")
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def preflight(config: Config) -> None:
+    """Check, before the run directory exists, what ``validate`` cannot see alone: the env builds with
+    its options for every player count (and the evaluation's), every baseline exists for the game,
+    the feature extractor fits the observation, the device exists."""
+    from fight_envs.registry import make
+    from fight_envs.train.features import FEATURES
+    from fight_envs.train.opponents import make_baseline
+
+    from gymnasium import spaces
+
+    game = game_of(config.env.name)
+    shapes = set()
+    for n in sorted(set(config.env.num_players) | ({config.eval.num_players} if config.eval.games > 0 else set())):
+        try:
+            env = make(config.env.name, api="raw", **{**config.env.env_options(), "num_players": n})
+        except (ValueError, TypeError, KeyError) as e:
+            what = "env.num_players" if n in config.env.num_players else "eval.num_players"
+            raise ConfigError(f"env: {config.env.name} does not build with {what}={n} and options "
+                              f"{config.env.env_options()}: {e}") from None
+        space = env.observation_space(env.possible_agents[0])
+        shapes.add(tuple((space["observation"] if hasattr(space, "spaces") else space).shape))
+    for shape in shapes:
+        try:
+            FEATURES[config.ppo.features](spaces.Box(0.0, 1.0, shape, np.float32))
+        except ValueError as e:
+            raise ConfigError(f"ppo.features={config.ppo.features!r} does not fit {config.env.name}: {e}; "
+                              f"use ppo.features=flat") from None
+    names = set(config.opponents.names()) - {SELF}
+    names |= set(config.eval.baselines) if config.eval.games > 0 else set()
+    for name in sorted(names):
+        try:
+            make_baseline(name, game)
+        except (KeyError, ValueError) as e:
+            raise ConfigError(f"opponents/eval: unknown baseline {name!r} for {game}: {e}") from None
 
 
 def checkpoint_steps(path: Path | None) -> int:
@@ -258,7 +384,8 @@ def checkpoint_steps(path: Path | None) -> int:
 
 
 def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
-    """``n_envs`` envs per player count; SubprocVecEnv, DummyVecEnv or the batched engine as ``vec_env`` says."""
+    """``n_envs`` envs per player count; SubprocVecEnv, DummyVecEnv, the batched engine or the multi-game
+    vec env as ``vec_env`` says."""
     if config.vec_env == "batched":
         # One process: the games are arrays stepped together, and opponents act in batches.
         from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
@@ -266,6 +393,13 @@ def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
         seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
         return BatchedFight5VecEnv(config.n_envs, config.env.num_players, manifest_path=manifest_path, seed=seed,
                                    **config.env.env_options())
+    if config.vec_env == "multi":
+        # Any game: n_envs AEC games per count in one process, the opponents acting in batches.
+        from fight_envs.train.multi_vec_env import MultiGameVecEnv
+
+        seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
+        return MultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players, manifest_path=manifest_path,
+                               seed=seed, **config.env.env_options())
     counts = [n for n in config.env.num_players for _ in range(config.n_envs)]
     seeds = np.random.SeedSequence([config.seed, 1]).generate_state(len(counts))
     fns = [_env_factory(config, n, int(s), manifest_path) for n, s in zip(counts, seeds)]

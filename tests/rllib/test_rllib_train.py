@@ -200,7 +200,9 @@ def test_a_run_resumes_from_its_checkpoint(trained_run):
     assert league_before["snapshots"], "the tiny run took a snapshot"
     config = load_rllib_config(None, [f"resume={run}", "total_timesteps=768"])
     assert config.run_name == "tiny" and config.ppo.net_arch == [32]  # the run's own config is the base
-    train_rllib(config)
+    with pytest.raises(ConfigError, match="with pickle; unpickling runs any code"):
+        train_rllib(config)  # RLlib's algorithm checkpoint is pickled: resuming needs trust
+    train_rllib(config, trust_checkpoint=True)
     after = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
     assert len(after) == len(before) + 1
     assert after[-1]["learner_steps"] > before[-1]["learner_steps"] >= 512
@@ -209,10 +211,10 @@ def test_a_run_resumes_from_its_checkpoint(trained_run):
     assert league_after["snapshots"][: len(league_before["snapshots"])] == league_before["snapshots"]
     assert json.loads((run / "summary.json").read_text())["resumed_from"] == before[-1]["learner_steps"]
     with pytest.raises(ConfigError, match="cannot change the game or the network"):
-        train_rllib(load_rllib_config(None, [f"resume={run}", "ppo.net_arch=[64]", "total_timesteps=2000"]))
+        train_rllib(load_rllib_config(None, [f"resume={run}", "ppo.net_arch=[64]", "total_timesteps=2000"]), trust_checkpoint=True)
     saved = (run / "config.yaml").read_text()
     with pytest.raises(ConfigError, match="pass a larger total_timesteps"):
-        train_rllib(load_rllib_config(None, [f"resume={run}", "total_timesteps=600"]))
+        train_rllib(load_rllib_config(None, [f"resume={run}", "total_timesteps=600"]), trust_checkpoint=True)
     assert (run / "config.yaml").read_text() == saved, "a refused resume leaves the run as it was"
     with pytest.raises(ConfigError, match="resume takes a run directory"):
         load_rllib_config(None, [f"resume={run / 'nope'}"])

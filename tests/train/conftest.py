@@ -9,7 +9,7 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from fight_envs.agents.checkpoint import checkpoint_metadata, write_metadata
+from fight_envs.agents.checkpoint import checkpoint_metadata, save_checkpoint, write_metadata
 from fight_envs.wrappers import SingleAgentEnv
 
 torch.set_num_threads(1)
@@ -35,8 +35,14 @@ def fight5_model() -> MaskablePPO:
 
 @pytest.fixture()
 def fight5_checkpoint(tmp_path: Path, fight5_model: MaskablePPO) -> Path:
-    """A full MaskablePPO checkpoint with its sidecar, in a fresh directory."""
-    path = tmp_path / "model.zip"
+    """A full (training) checkpoint in the data-only format with its sidecar, in a fresh directory."""
+    return save_checkpoint(fight5_model, tmp_path / "model.zip", _fight5_metadata())
+
+
+@pytest.fixture()
+def fight5_pickled_checkpoint(tmp_path: Path, fight5_model: MaskablePPO) -> Path:
+    """A plain ``MaskablePPO.save`` file (pickled: loads only with trust=True) with its sidecar."""
+    path = tmp_path / "pickled.zip"
     fight5_model.save(path)
     write_metadata(path, _fight5_metadata())
     return path

@@ -46,7 +46,7 @@ def test_checkpoint_with_slot_features_plays_through_numpy_like_torch(tmp_path: 
     path = tmp_path / "slot.zip"
     model.save(path)
     write_metadata(path, fight5_metadata())
-    agent = load_checkpoint_agent(path)
+    agent = load_checkpoint_agent(path, trust=True)  # a pickled SB3 zip: our own, trusted
     assert agent._numpy is not None and agent._numpy.features is not None
     obs = observations(16)
     torch_logits = PolicyAgent(model.policy, use_numpy=False).logits(obs)

@@ -27,6 +27,8 @@ from fight_envs.train.config import (
     EvalConfig,
     OpponentConfig,
     PPOHyperparameters,
+    _number,
+    _threads,
     load_config,
     validate_common,
 )
@@ -125,6 +127,12 @@ class RLlibConfig:
             )
         if self.ray.num_env_runners < 0 or self.ray.num_learners < 0:
             raise ConfigError("ray.num_env_runners and ray.num_learners must be >= 0")
+        _threads("ray.torch_threads", self.ray.torch_threads)
+        if self.ppo.batch_size < 2:
+            raise ConfigError(f"ppo.batch_size must be >= 2 (advantages are normalised over a minibatch), got {self.ppo.batch_size}")
+        _number("ppo.vf_clip", self.ppo.vf_clip, 0.0, 1e9, low_open=True)
+        for key in ("num_cpus_per_env_runner", "num_cpus_per_learner", "num_gpus_per_learner"):
+            _number(f"ray.{key}", getattr(self.ray, key), 0.0, 1024.0)
         if self.ray.rollout_fragment_length < 0:
             raise ConfigError(f"ray.rollout_fragment_length must be >= 0 (0: auto), got {self.ray.rollout_fragment_length}")
         return self
@@ -144,4 +152,6 @@ def load_rllib_config(path: str | Path | None = None, overrides: list[str] | Non
 
 
 def save_rllib_config(config: RLlibConfig, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    from fight_envs.core.atomic import atomic_write
+
+    atomic_write(path, yaml.safe_dump(config.to_dict(), sort_keys=False))

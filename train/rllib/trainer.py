@@ -27,12 +27,13 @@ import dataclasses
 import json
 import os
 import platform
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from fight_envs.agents.rllib_agent import save_rllib_module
+from fight_envs.core.atomic import atomic_directory, atomic_write, existing_directory
 from fight_envs.core.errors import ConfigError
 from fight_envs.train.config import SELF
 from fight_envs.train.rllib.config import RLlibConfig, load_rllib_config, save_rllib_config
@@ -200,18 +201,14 @@ def _adapter_options(config: RLlibConfig, num_players: int) -> dict[str, Any]:
 def export_learner(algo: Any, config: RLlibConfig, path: Path, step: int, label: str) -> Path:
     """Write the learner as a suite agent directory (module files + ``fight_envs_agent.json``)."""
     module = learner_module(algo, config)
-    if path.exists():
-        shutil.rmtree(path)
-    module.save_to_path(str(path))
     meta = {
-        "format": "fight-envs rllib learner 1", "game": game_of(config.env.name), "env": config.env.name,
+        "game": game_of(config.env.name), "env": config.env.name,
         "env_options": {**config.env.env_options(), "num_players": config.env.num_players[0]},
         "num_players": config.env.num_players, "obs_key": "observations", "algo": "RLlib PPO",
         "num_timesteps": step, "label": label, "net_arch": config.ppo.net_arch, "activation": config.ppo.activation,
         "features": config.ppo.features_for(config.env.name),
     }
-    (path / METADATA_NAME).write_text(json.dumps(meta, indent=1))
-    return path
+    return save_rllib_module(module, path, meta)  # data-only (no pickle), swapped in atomically
 
 
 def copy_learner_to_slot(algo: Any, slot: str) -> None:
@@ -232,7 +229,7 @@ LEAGUE_STATE = "league_state.json"
 def prepare_run_dir(config: RLlibConfig) -> Path:
     if config.resume:
         run_dir = Path(config.resume)
-        if not (run_dir / "checkpoints" / "algo").is_dir() or not (run_dir / LEAGUE_STATE).is_file():
+        if existing_directory(run_dir / "checkpoints" / "algo") is None or not (run_dir / LEAGUE_STATE).is_file():
             raise ConfigError(f"resume={config.resume!r}: no checkpoints/algo and {LEAGUE_STATE} in it to resume from")
         saved = load_rllib_config(run_dir / "config.yaml")
         changed = [f"{section}.{key}: {getattr(getattr(saved, section), key)!r} -> {value!r}"
@@ -266,8 +263,12 @@ def learner_steps(result: dict[str, Any]) -> int:
     raise KeyError(f"no learner step count in the result; env_runners keys: {sorted(runners)}")
 
 
-def train_rllib(config: RLlibConfig) -> Path:
-    """Train a self-play run on RLlib as ``config`` says; returns the run directory."""
+def train_rllib(config: RLlibConfig, trust_checkpoint: bool = False) -> Path:
+    """Train a self-play run on RLlib as ``config`` says; returns the run directory.
+
+    Resuming restores RLlib's own algorithm checkpoint, which RLlib writes with pickle: it needs
+    ``trust_checkpoint=True`` (``--trust-checkpoint``), checked before anything of the run is read.
+    """
     import torch
 
     from fight_envs.agents.rllib_agent import RLlibModuleAgent
@@ -276,6 +277,12 @@ def train_rllib(config: RLlibConfig) -> Path:
     from fight_envs.train.rllib import league
 
     config.validate()
+    if config.resume and not trust_checkpoint:
+        raise ConfigError(
+            f"resume={config.resume!r}: an RLlib run resumes from RLlib's algorithm checkpoint, which RLlib writes "
+            "with pickle; unpickling runs any code the files carry. Resume only a run you trust: pass "
+            "--trust-checkpoint (train_rllib(config, trust_checkpoint=True))"
+        )
     if len(config.env.num_players) > max(1, config.ray.num_env_runners):
         raise ConfigError(
             f"env.num_players lists {len(config.env.num_players)} player counts but there are "
@@ -305,7 +312,9 @@ def train_rllib(config: RLlibConfig) -> Path:
         register_fight_env(config.env.name, config.ray.env_api, config.env.env_options(), config.env.num_players)
         algo = build_algorithm_config(config).build_algo()
         if config.resume:
-            algo.restore_from_path(str((run_dir / "checkpoints" / "algo").resolve()))
+            algo_dir = existing_directory(run_dir / "checkpoints" / "algo")
+            assert algo_dir is not None  # prepare_run_dir checked it
+            algo.restore_from_path(str(algo_dir.resolve()))
         league.set_weights(module_weights(start_steps))
         algo.env_runner_group.foreach_env_runner(lambda runner, w=module_weights(start_steps): league.sync(w),
                                                  local_env_runner=True)
@@ -390,7 +399,7 @@ def train_rllib(config: RLlibConfig) -> Path:
             "env_runners": runners, "last_eval": last_eval, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
             "ray_address": config.ray.address or f"embedded ({config.ray.node_ip_address or embedded_node_ip() or 'loopback'})",
         }
-        (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        atomic_write(run_dir / "summary.json", json.dumps(summary, indent=1))
         say(f"[rllib] done: {steps:,} learner steps in {wall:.0f} s; final learner in {run_dir / 'final'}")
         return run_dir
     finally:
@@ -435,12 +444,11 @@ def log_scalars(board: Any, line: dict[str, Any], result: dict[str, Any], steps:
 
 def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, steps: int, pool: Any) -> None:
     """The newest full algorithm checkpoint (replaced), the league's state, and the learner exported at this step."""
-    algo.save_to_path(str((run_dir / "checkpoints" / "algo").resolve()))
+    with atomic_directory(run_dir / "checkpoints" / "algo") as tmp:  # the previous one stays until this is complete
+        algo.save_to_path(str(tmp.resolve()))
     state = {"learner_steps": steps, "snapshots": [vars(s) for s in pool.snapshots],
              "results": {k: list(v) for k, v in pool.results.items()}}
-    tmp = run_dir / (LEAGUE_STATE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=1))
-    os.replace(tmp, run_dir / LEAGUE_STATE)  # never half-written next to a newer algo checkpoint
+    atomic_write(run_dir / LEAGUE_STATE, json.dumps(state, indent=1))  # never half-written next to a newer algo checkpoint
     export_learner(algo, config, run_dir / "checkpoints" / f"learner_{steps:010d}", steps, f"{run_dir.name}@{steps}")
 
 

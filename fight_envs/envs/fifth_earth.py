@@ -33,13 +33,13 @@ What the table has seen is in it: every card revealed since the deal, and per pl
 revealed cards now in its hand (a card won, or picked up from the rest pile).
 
 **Action mask**: exactly the legal set of the acting agent (the stage-run rule, the reuse
-restriction); all zeros for every other agent. Also in ``info["action_mask"]``.
+restriction); all zeros for every other agent. Also in ``info["action_mask"]`` with ``mask_in_info=True``.
 
 **Rewards**: ``reward="outcome"`` (default): at the end, +1 to the sole player with most
 destinations, 0 to each of several tied for most, -1 to the others. ``reward="destination"``:
 when a destination is claimed, +1 to the claimer and -1/(n-1) to each other player.
 
-**Info** (the same keys at every step): ``action_mask``; ``destinations_won`` (mine);
+**Info** (the same keys at every step): ``destinations_won`` (mine);
 ``destinations`` (everyone's, egocentric); ``phase`` (0 choose destination, 1 challenge,
 2 lay, 3 over); ``knockout_round``; ``fight`` (0 between battles); ``hand_size`` (mine).
 The engine is ``env.unwrapped.game``; ``game.events`` narrates the game.
@@ -52,7 +52,8 @@ and a warning, PettingZoo's convention.
 full campaign), ``format="knockout"|"royale"``, ``won_cards="hand"|"spoils"``,
 ``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``ties="first"|"rolloff"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
 many steps), ``render_mode=None|"ansi"|"human"|"rgb_array"``, ``viewer=None|int`` (whose cards a rendering
-shows), ``cards=None|path`` (card data JSON).
+shows), ``cards=None|path`` (card data JSON), ``mask_in_info=False`` (True: the mask also in
+``info["action_mask"]``).
 **Reset options**: ``{"deals": [deal per destination], "dice": [faces 1..6]}``; a deal is
 ``{"hands": [[8 cards] x players], "power_deck": [14 power cards, top first]}`` (cards by name,
 ``"Greytok 2"``, or id); ``dice`` are used in order before the seeded generator takes over.
@@ -101,6 +102,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "render_mode": None,
     "viewer": None,
     "cards": None,
+    "mask_in_info": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
 
@@ -132,6 +134,7 @@ class raw_env(AECMixin, AECEnv):
         self.reward_mode = opts["reward"]
         self.render_mode = opts["render_mode"]
         self.viewer = viewer
+        self.mask_in_info = bool(opts["mask_in_info"])
         self.max_steps = max_steps
         self.game = FifthEarthGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -176,7 +179,7 @@ class raw_env(AECMixin, AECEnv):
         g, s, n = self.game, self.seat[agent], self.config.num_players
         rel = [(s + k) % n for k in range(n)]
         return {
-            "action_mask": self._mask(agent),
+            **({"action_mask": self._mask(agent)} if self.mask_in_info else {}),
             "destinations_won": int(g.destinations_won[s]),
             "destinations": g.destinations_won[rel].copy(),
             "phase": int(g.phase),

@@ -26,13 +26,13 @@ every count): documented feature by feature in ``fight_envs/games/fight5/observe
 information (others' hands and face-down cards, deck and stack order) never enters it.
 
 **Action mask**: 1 for each rank the acting agent holds; all zeros for an agent that is not
-acting. Also in ``info["action_mask"]``.
+acting. Also in ``info["action_mask"]`` with ``mask_in_info=True``.
 
 **Rewards**: ``reward="outcome"`` (default): at the end, +1 for a sole winner, 0 to each player
 sharing the win, -1 to every other player; nothing before. ``reward="score"``: after every bout,
 (my bout points - mean bout points of the others) / 100.
 
-**Info** (the same keys at every step): ``action_mask``; ``score`` (mine); ``scores`` and
+**Info** (the same keys at every step): ``score`` (mine); ``scores`` and
 ``bout_points`` (every player's total and last-bout points, egocentric order); ``bout``,
 ``round`` (0-based, of the current or last bout). Richer summaries: ``env.unwrapped.game``
 (the engine), ``bout_summary()`` and ``game_record()``.
@@ -43,7 +43,8 @@ others) and a warning, PettingZoo's convention.
 
 **Options** (constructor): ``num_players=2`` (2..5), ``num_bouts=3``, ``target_score=200``
 (None: no target), ``reward="outcome"|"score"``, ``render_mode=None|"ansi"|"human"|"rgb_array"``,
-``viewer=None|int`` (whose hand a rendering shows), ``cards=None|path`` (card data JSON).
+``viewer=None|int`` (whose hand a rendering shows), ``cards=None|path`` (card data JSON), ``mask_in_info=False`` (True: the mask also in
+``info["action_mask"]``; TorchRL's PettingZoo wrapper wants it in the observation only).
 **Reset options**: ``{"deals": [deal per bout]}``, each deal ``{"clash_stacks": [[cards top
 first] x stacks], "player_decks": [[25 cards top first] x players]}``; bouts without a deal are
 shuffled from the seed.
@@ -101,6 +102,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "render_mode": None,
     "viewer": None,
     "cards": None,
+    "mask_in_info": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
 
@@ -117,6 +119,7 @@ class _Fight5Table:
         render_mode: str | None = None,
         viewer: int | None = None,
         cards: str | None = None,
+        mask_in_info: bool = False,
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
@@ -128,6 +131,7 @@ class _Fight5Table:
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
+        self.mask_in_info = bool(mask_in_info)
         self.game = Fight5Game(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -197,7 +201,7 @@ class _Fight5Table:
         _, per_seat, bout, rnd = self._info_cache
         score, scores, bout_points = per_seat[seat]
         return {
-            "action_mask": mask,
+            **({"action_mask": mask} if self.mask_in_info else {}),
             "score": score,
             "scores": scores.copy(),  # each info owns its arrays: a user may keep or change them
             "bout_points": bout_points.copy(),

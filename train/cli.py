@@ -68,13 +68,13 @@ def resolve_agent_spec(spec: str) -> str:
     return spec
 
 
-def make_agents(specs: list[str], game: str, seed: int) -> list[Any]:
+def make_agents(specs: list[str], game: str, seed: int, trust: bool = False) -> list[Any]:
     from fight_envs.agents.registry import make_agent
 
     agents = []
     for k, spec in enumerate(specs):
         try:
-            agents.append(make_agent(resolve_agent_spec(spec), game=game, seed=seed + k))
+            agents.append(make_agent(resolve_agent_spec(spec), game=game, seed=seed + k, trust=trust))
         except ValueError as exc:
             raise SystemExit(f"fight-envs: {exc}") from None
     return agents
@@ -120,7 +120,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         config = load_config(find_config(args.config), args.overrides)
     except ValueError as exc:
         raise SystemExit(f"fight-envs train: {exc}") from None
-    run_dir = train_main(config)
+    from fight_envs.train.selfplay import TrainingDiverged
+
+    try:
+        run_dir = train_main(config, trust_checkpoint=args.trust_checkpoint)
+    except (ValueError, TrainingDiverged) as exc:  # ConfigError, CheckpointError: named before anything is written
+        raise SystemExit(f"fight-envs train: {exc}") from None
     latest = Path(config.runs_dir) / "latest"
     try:
         if latest.is_symlink() or latest.exists():
@@ -143,7 +148,10 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
         raise SystemExit(f"fight-envs train-rllib: {exc}") from None
     from fight_envs.train.rllib.trainer import train_rllib
 
-    train_rllib(config)
+    try:
+        train_rllib(config, trust_checkpoint=args.trust_checkpoint)
+    except ValueError as exc:
+        raise SystemExit(f"fight-envs train-rllib: {exc}") from None
     return 0
 
 
@@ -154,7 +162,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     game = args.env.split("_v")[0]
     if len(args.agents) == 1:
         # One agent: against n-1 copies of every baseline, seats rotated, deals duplicated.
-        agent = make_agents(args.agents, game, args.seed)[0]
+        agent = make_agents(args.agents, game, args.seed, trust=args.trust_checkpoint)[0]
         print(f"{agent.label} vs baselines, {args.players} players, {args.deals} deals x {args.players} seatings each; "
               f"95% intervals over deals (chance = {1 / args.players:.3f})")
         print(f"{'opponent':<12} {'win rate':>9} {'95% CI':>17} {'margin':>8} {'95% CI':>17} {'W/S/L':>14}")
@@ -168,7 +176,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if len(args.agents) != args.players:
         raise SystemExit(f"fight-envs eval: {args.players}-player games need {args.players} agents "
                          f"(or one agent to play against the baselines), got {len(args.agents)}")
-    agents = make_agents(args.agents, game, args.seed)
+    agents = make_agents(args.agents, game, args.seed, trust=args.trust_checkpoint)
     result = evaluate(env_fn, agents, args.deals, seed=args.seed, progress=_progress("games"))
     print(format_table(result))
     return 0
@@ -178,7 +186,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from fight_envs.agents.tournament import round_robin
 
     env_fn = env_factory(args.env, args.players)
-    agents = make_agents(args.agents, args.env.split("_v")[0], args.seed)
+    agents = make_agents(args.agents, args.env.split("_v")[0], args.seed, trust=args.trust_checkpoint)
     try:
         result = round_robin(env_fn, agents, args.deals, seed=args.seed, progress=_progress("matches"))
     except ValueError as exc:
@@ -200,7 +208,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise SystemExit(f"fight-envs play: --seat must be in 0..{args.players - 1}")
     opponents = args.opponents or ["heuristic"]
     specs = [opponents[k % len(opponents)] for k in range(args.players - 1)]
-    others = make_agents(specs, game, args.seed)
+    others = make_agents(specs, game, args.seed, trust=args.trust_checkpoint)
     from fight_envs.registry import make
 
     env = make(args.env, api="raw", num_players=args.players, render_mode="ansi", viewer=args.seat)
@@ -220,12 +228,19 @@ def cmd_results(args: argparse.Namespace) -> int:
     from fight_envs.train.results import write_results
 
     path = write_results(resolve_agent_spec(args.run), deals=args.deals, tournament_deals=args.tournament_deals,
-                         out=args.out, seed=args.seed)
+                         out=args.out, seed=args.seed, trust=args.trust_checkpoint)
     print(f"wrote {path}")
     return 0
 
 
 # ----------------------------------------------------------------------------- parser
+def trust_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="also load pickled checkpoints (SB3 zips from MaskablePPO.save, RLlib's own directories, an "
+                        "RLlib run to resume): unpickling runs code stored in the file, so only for files you trust "
+                        "(fight-envs writes a data-only format that never needs this; docs/security.md)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fight-envs", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -237,11 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="self-play training (MaskablePPO) from a YAML config")
     p.add_argument("--config", default=DEFAULT_CONFIG, help=f"YAML config (default {DEFAULT_CONFIG})")
     p.add_argument("overrides", nargs="*", help="config overrides: key=value or section.key=value")
+    trust_flag(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("train-rllib", help="self-play on Ray RLlib (local Ray, or a cluster with ray.address=...)")
     p.add_argument("--config", default=DEFAULT_RLLIB_CONFIG, help=f"YAML config (default {DEFAULT_RLLIB_CONFIG})")
     p.add_argument("overrides", nargs="*", help="config overrides: key=value or section.key=value")
+    trust_flag(p)
     p.set_defaults(func=cmd_train_rllib)
 
     def common(p: argparse.ArgumentParser, deals: int) -> None:
@@ -254,12 +271,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agents", nargs="+", help="one agent (then: against each baseline) or one per seat")
     p.add_argument("--baselines", nargs="+", default=list(BASELINES), help="baselines for a single agent")
     common(p, 200)
+    trust_flag(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("tournament", help="round robin with Elo ratings and their uncertainty")
     p.add_argument("agents", nargs="+", help="agent specs")
     p.add_argument("--plot", default=None, help="write a PNG of the ratings here")
     common(p, 100)
+    trust_flag(p)
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("play", help="play a game at the terminal against agents")
@@ -268,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env", default="fight5_v0")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default random)")
+    trust_flag(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("results", help="regenerate docs/results.md from a trained run")
@@ -276,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tournament-deals", type=int, default=200, help="deals per tournament pairing (default 200)")
     p.add_argument("--out", default=str(project_root() / "docs" / "results.md"))
     p.add_argument("--seed", type=int, default=2026)
+    trust_flag(p)
     p.set_defaults(func=cmd_results)
     return parser
 

@@ -81,8 +81,10 @@ def _learning_curve(history: list[dict[str, Any]], path: Path) -> str | None:
 
 
 def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, out: str = "docs/results.md",
-                  seed: int = 2026, baseline_deals: int = 500) -> Path:
-    """Evaluate ``model`` (a checkpoint path) and write the results page to ``out``."""
+                  seed: int = 2026, baseline_deals: int = 500, trust: bool = False) -> Path:
+    """Evaluate ``model`` (a checkpoint path) and write the results page to ``out``.
+
+    ``trust=True`` also loads a pickled checkpoint (see ``fight_envs.agents.checkpoint``)."""
     from fight_envs.agents.evaluate import evaluate, versus_baseline
     from fight_envs.agents.plots import plot_ratings
     from fight_envs.agents.registry import make_agent
@@ -94,7 +96,7 @@ def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, ou
     facts = _run_facts(model_path)
     env_fn = _env_fn(2)
     t0 = time.monotonic()
-    learner = make_agent(str(model_path), game="fight5", seed=seed)
+    learner = make_agent(str(model_path), game="fight5", seed=seed, trust=trust)
     learner_label = facts["metadata"].get("label", learner.label)
 
     lines = [

@@ -84,6 +84,8 @@ class _Handler:
     """One opponent of the pool, able to act for a group of games at once."""
 
     label: str
+    needs_observation = True
+    """False: acts from the action masks alone (the multi-game vec env then skips encoding observations)."""
 
     def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
         raise NotImplementedError
@@ -95,12 +97,18 @@ class _Handler:
 class _RandomHandler(_Handler):
     """Uniform over legal actions, vectorised (``random_legal_actions``)."""
 
+    needs_observation = False
+
     def __init__(self, label: str, rng: np.random.Generator) -> None:
         self.label = label
         self.rng = rng
 
-    def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
-        return random_legal_actions(masks, self.rng)
+    def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: Any) -> np.ndarray:
+        if masks.shape[1] == NUM_ACTIONS:
+            return random_legal_actions(masks, self.rng)
+        # any other game: random keys on the legal actions, masked argmax (one draw per row and action)
+        legal = np.asarray(masks, dtype=bool)
+        return np.where(legal, self.rng.random(legal.shape), -1.0).argmax(axis=1).astype(np.int64)
 
 
 class _BatchHandler(_Handler):
@@ -133,8 +141,10 @@ class _PerGameHandler(_Handler):
             agent.seed(int(rng.integers(SEED_BOUND)))
             agent.reset()
 
-    def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
-        agents = [self.agents[(g, seat)] for g in games.tolist()]
+    def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: Any) -> np.ndarray:
+        # seat: one seat for every game, or one per game (fight_envs.train.multi_vec_env)
+        seats = np.broadcast_to(np.asarray(seat), games.shape).tolist()
+        agents = [self.agents[(g, s)] for g, s in zip(games.tolist(), seats)]
         # an agent class may act for many instances at once (HeuristicAgent.act_group: one plan per game)
         group = getattr(type(agents[0]), "act_group", None) if agents else None
         if group is not None:
@@ -151,7 +161,7 @@ class _OpponentBook:
     """The pool's opponents as handlers, with stable integer codes (a game keeps its opponents' codes
     to its end, even when the manifest drops them meanwhile)."""
 
-    def __init__(self, manifest_path: str | Path | None, rng: np.random.Generator) -> None:
+    def __init__(self, manifest_path: str | Path | None, rng: np.random.Generator, game: str = GAME) -> None:
         from fight_envs.train.opponents import PoolOpponentSampler
 
         self.sampler = PoolOpponentSampler(manifest_path) if manifest_path is not None else None
@@ -163,7 +173,7 @@ class _OpponentBook:
         self._entry_codes = np.zeros(1, dtype=np.int64)
         self._version: int | None = None
         if self.sampler is None:
-            self._entry_codes[0] = self._code({"id": RANDOM, "kind": "baseline", "spec": RANDOM}, GAME, False)
+            self._entry_codes[0] = self._code({"id": RANDOM, "kind": "baseline", "spec": RANDOM}, game, False)
 
     def refresh(self) -> bool:
         """Reread the manifest if the trainer rewrote it; True when it changed."""

@@ -42,6 +42,8 @@ from fight_envs.games.brawl.rules import CLOCKWISE, COUNTER_CLOCKWISE, MAX_PLAYE
 GAME = "brawl"
 CHAOS_THREAT = 2
 """In a reaction window, play CHAOS when an opponent still fighting holds this many cards or fewer."""
+FOLLOW_RISK = 0.5
+"""Defend with COUNTER or JUMP when the follow-up attack's chance of being answered is below this."""
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,18 @@ class BrawlView:
     """(n,) cards held by each relative seat."""
     fighting: np.ndarray
     """(n,) bool: relative seats still fighting."""
+    known: np.ndarray
+    """(n, 13) cards the table knows to be in each relative seat's hand (row 0, mine, is zero)."""
     unseen: np.ndarray
-    """(13,) copies of each type neither in my hand, the discard pile, on the table nor spent:
-    in the draw pile or another fighter's hand (standard card data assumed)."""
+    """(13,) copies of each type neither in my hand, the discard pile, on the table, spent nor known
+    to be in a hand: in the draw pile or another fighter's hidden cards (standard card data assumed)."""
     phase: Phase
     attack: int
     """Card type of the attack being answered, -1 if none."""
+    attacker: int
+    """Relative seat of the battle's current aggressor, -1 if none."""
+    battle_attacks: int
+    direction_cw: bool
 
     @classmethod
     def decode(cls, obs: np.ndarray) -> BrawlView:
@@ -71,17 +79,24 @@ class BrawlView:
 
         n = round(float(block("present").sum()))
         hand = np.rint(block("hand")).astype(np.int64)
+        known = np.rint(block("known")).astype(np.int64).reshape(MAX_PLAYERS, NUM_CARD_TYPES)[:n]
         seen = hand + np.rint(block("discard")).astype(np.int64) + np.rint(block("table")).astype(np.int64)
+        seen += known.sum(axis=0)
         seen[CHAOS] += round(float(o[OBS_SLICES["chaos_spent"].start]))
         attack = block("attack")
+        attacker = block("attacker")
         return cls(
             num_players=n,
             hand=hand,
             hand_sizes=np.rint(block("hand_sizes")[:n]).astype(np.int64),
             fighting=block("fighting")[:n] > 0.5,
+            known=known,
             unseen=np.maximum(DEFAULT_CARDS.deck - seen, 0),
             phase=Phase(int(block("phase").argmax())),
             attack=int(attack.argmax()) if attack.max() > 0 else -1,
+            attacker=int(attacker.argmax()) if attacker.max() > 0 else -1,
+            battle_attacks=round(float(o[OBS_SLICES["battle_attacks"].start])),
+            direction_cw=bool(o[OBS_SLICES["direction"].start] > 0.5),
         )
 
     def next_fighter(self, step: int) -> int:
@@ -93,23 +108,49 @@ class BrawlView:
                 return s
         return 0
 
+    def p_answer(self, seat: int, cards: tuple[int, ...]) -> float:
+        """Probability that relative ``seat`` holds at least one card of the types ``cards``
+        (known cards count as held; its hidden cards drawn without replacement from ``unseen``)."""
+        if any(self.known[seat, c] > 0 for c in cards):
+            return 1.0
+        hidden = int(self.hand_sizes[seat] - self.known[seat].sum())
+        pool = int(self.unseen.sum())
+        good = int(sum(self.unseen[c] for c in cards))
+        if hidden <= 0 or good == 0:
+            return 0.0
+        if hidden > pool - good:
+            return 1.0
+        p_none = 1.0
+        for k in range(hidden):  # C(pool-good, hidden) / C(pool, hidden)
+            p_none *= (pool - good - k) / (pool - k)
+        return 1.0 - p_none
+
+
+_ANSWERS = (JUMP, DODGE, COUNTER, BLOCK, CHAOS)
+"""What answers any punch or kick besides the matching attack."""
+
 
 class HeuristicAgent(Agent):
-    """Shed cards fast, make opponents draw, keep CHAOS for when it hurts.
+    """Make the opponent draw: attack where it cannot answer, answer where it pays, keep CHAOS for when it hurts.
 
-    * Attacking: the attack type with the fewest unseen copies (least likely to be matched, which
-      would make me draw), preferring an element where I hold both PUNCH and KICK (so a DODGE
-      can be answered).
-    * Defending: COUNTER or JUMP when a follow-up attack is in hand (two cards shed), else the
-      matching attack (the aggressor draws), BLOCK, DODGE, a bare JUMP; take the hit last.
-    * Follow-ups: always attack back when able.
-    * CHAOS: in a reaction window only when an opponent is close to going out (everyone else
-      draws); in my own decisions when the alternative is drawing.
+    Version 2 (the standard rules' public memory: cards known in a hand, the open showdown):
+
+    * ``p_answer(seat, cards)``: the probability that a fighter holds one of ``cards``, exact when
+      its hand is known (the open showdown), else hypergeometric over the unseen cards.
+    * Attacking (and every follow-up attack): the attack the target is least likely to answer
+      (matching copy, JUMP, DODGE, COUNTER, BLOCK or CHAOS), then the one least likely to be
+      matched, then one whose element I hold twice (a DODGE can be answered).
+    * Defending: COUNTER or JUMP when it lets me follow with an attack the aggressor is unlikely
+      to answer (below ``FOLLOW_RISK``); else the matching attack (the aggressor draws), BLOCK,
+      DODGE, a bare JUMP or COUNTER; CHAOS before taking the hit; take the hit last.
+    * Follow-ups: attack back when able.
+    * CHAOS: in a reaction window when an opponent still fighting is close to going out
+      (``CHAOS_THREAT`` cards or fewer); in my own decisions when the alternative is drawing.
     * Direction after CHAOS: towards the nearer fighter with fewer cards, who is then attacked.
     """
 
     name = "heuristic"
-    version = 1
+    version = 2
     game = GAME
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -129,28 +170,47 @@ class HeuristicAgent(Agent):
             return CHAOS if threat <= CHAOS_THREAT and m[CHAOS] else PASS
         attacks = [c for c in range(NUM_ATTACKS) if m[c]]
         if v.phase == Phase.DEFEND:
-            follow_any = v.hand[:NUM_ATTACKS].sum() > 0
-            follow_elem = any(v.hand[c] > 0 for c in attacks_of_element(element_of(v.attack)))
+            aggressor = v.attacker if v.attacker > 0 else v.next_fighter(1)
             matching = v.attack if v.attack >= 0 and m[v.attack] else -1
-            if m[COUNTER] and follow_any:
-                return COUNTER
-            if m[JUMP] and follow_elem and v.hand[v.attack] == 0:
-                return JUMP
+            mine = [c for c in range(NUM_ATTACKS) if v.hand[c] > 0]
+            if m[COUNTER] and mine:
+                hand = v.hand.copy()
+                hand[COUNTER] -= 1
+                if min(self._risk(v, aggressor, c) for c in mine) < FOLLOW_RISK:
+                    return COUNTER
+            if m[JUMP] and v.attack >= 0:
+                follow = [c for c in attacks_of_element(element_of(v.attack)) if v.hand[c] > 0]
+                if follow and min(self._risk(v, aggressor, c) for c in follow) < FOLLOW_RISK:
+                    return JUMP
             for choice in (matching, BLOCK, DODGE, JUMP, COUNTER):
                 if choice >= 0 and m[choice]:
                     return int(choice)
             return CHAOS if m[CHAOS] else PASS
         if attacks:
-            return self._best_attack(v, attacks)
+            target = v.next_fighter(1) if v.phase == Phase.ATTACK else max(v.attacker, 0)
+            if v.phase == Phase.ATTACK:
+                target = self._attack_target(v)
+            return self._best_attack(v, attacks, target)
         if m[CHAOS] and v.phase == Phase.ATTACK:
             return CHAOS  # the alternative is drawing
         return PASS
 
-    def _best_attack(self, v: BrawlView, attacks: list[int]) -> int:
-        def key(c: int) -> tuple[float, float, float]:
+    @staticmethod
+    def _attack_target(v: BrawlView) -> int:
+        """The fighter my opening attack goes to: the next one in the direction of play (decoded
+        from the observation's direction block)."""
+        return v.next_fighter(1 if v.direction_cw else -1)
+
+    @staticmethod
+    def _risk(v: BrawlView, target: int, card: int) -> float:
+        return v.p_answer(target, (card,) + _ANSWERS)
+
+    def _best_attack(self, v: BrawlView, attacks: list[int], target: int) -> int:
+        def key(c: int) -> tuple[float, float, float, float]:
             punch, kick = attacks_of_element(element_of(c))
             both = v.hand[punch] > 0 and v.hand[kick] > 0
-            return (float(v.unseen[c]), -float(both), -float(v.hand[c]))
+            return (round(self._risk(v, target, c), 6), round(v.p_answer(target, (c,)), 6), -float(both),
+                    -float(v.hand[c]))
 
         best = min(key(c) for c in attacks)
         tied = [c for c in attacks if key(c) == best]

@@ -7,7 +7,7 @@ report a bad value handed in by the caller (an action, an option, a data file, a
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 class FightEnvsError(ValueError):
@@ -41,7 +41,10 @@ def check_options(given: Iterable[str], allowed: Iterable[str], what: str, warn_
     ``api_test`` passes an arbitrary reset option and requires the env to accept it.
     """
     allowed_set = set(allowed)
-    unknown = sorted(set(given) - allowed_set)
+    if not isinstance(given, Mapping):  # reset(options=5) or a list: name it rather than fail inside set()
+        raise ConfigError(f"{what}s must be a dict of option names to values (or None), got {type(given).__name__} "
+                          f"{given!r:.80}; allowed options: {', '.join(sorted(allowed_set))}")
+    unknown = sorted(set(given) - allowed_set, key=repr)  # keys of mixed types sort too
     if unknown:
         message = f"unknown {what} {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed_set))}"
         if warn_only:

@@ -20,13 +20,31 @@ class _Steppable(Protocol):
 G = TypeVar("G", bound=_Steppable)
 
 
-def check_record_header(record: Any, record_format: str, title: str, required: Iterable[str]) -> None:
-    """Raise RecordError unless ``record`` is a dict of ``record_format`` holding every ``required`` field."""
+def check_record_header(record: Any, record_format: str, title: str, required: Iterable[str],
+                        game: str | None = None) -> None:
+    """Raise RecordError unless ``record`` is a dict of ``record_format`` holding every ``required`` field
+    (and, with ``game``, a ``game`` field naming that game)."""
     if not isinstance(record, dict) or record.get("format") != record_format:
         raise RecordError(f"not a {title} record: 'format' must be {record_format!r}")
     missing = set(required) - set(record)
     if missing:
         raise RecordError(f"record is missing fields {sorted(missing)}")
+    if game is not None and record.get("game") != game:
+        raise RecordError(f"record field 'game' is {record.get('game')!r}; a {title} record says {game!r}")
+
+
+def check_record_seed(seed: Any) -> int | None:
+    """A record's ``seed``: None or an integer >= 0, else RecordError."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise RecordError(f"record field 'seed' must be null or an integer >= 0, got {seed!r}")
+    return seed
+
+
+def check_outcome(field: str, replayed: Any, claimed: Any) -> None:
+    """RecordError unless the record's outcome ``field`` equals what the replay produced."""
+    if replayed != claimed:
+        raise RecordError(f"replayed {field.replace('_', ' ')} {replayed!r:.200} differ from the record's "
+                          f"{field}={claimed!r:.200}: a record's outcome must be what its actions produce")
 
 
 def replay_actions(
@@ -42,6 +60,8 @@ def replay_actions(
     raising TypeError, ValueError or IndexError) or one the rules refuse raises RecordError naming
     its index; ``shape`` says what an entry should look like.
     """
+    if not isinstance(actions, (list, tuple)):
+        raise RecordError(f"record field 'actions' must be a list of {shape} entries, got {type(actions).__name__}")
     for i, entry in enumerate(actions):
         try:
             seat, action = parse(entry)

@@ -54,6 +54,15 @@ shuffled from the seed.
 (`fight_envs.wrappers.single_agent`); `fight_envs.games.fight5.batched.Fight5Batch` steps
 thousands of games as arrays with the same observations (checked against this env).
 
+**Search** (``fight_envs.core.information``): ``env.unwrapped.decision_kind(agent)`` names the
+kind of the decision the agent is asked, one of ``rules.DECISION_KINDS``: the slot it fills,
+``right_a``, ``right_b`` (the two clashes shared with the right neighbour), ``middle``,
+``left_a``, ``left_b`` (with the left neighbour; ``left_b`` is always forced).
+``env.unwrapped.information_set(agent)`` returns what that agent knows as an ``InformationSet``
+(a determinization, ``Fight5Game.determinize``: others' hands, this round's placements by others,
+deck and stack order resampled; never the true hidden state), with ``observe(state, seat)``
+encoding exactly as this env does. Both forms (AEC and parallel) have both methods.
+
 **Determinism**: `reset(seed=s)` reproduces the game exactly. `env.unwrapped.game_record()`
 returns JSON data that `fight_envs.games.fight5.record.replay` plays back.
 
@@ -69,6 +78,7 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
+from fight_envs.core.information import InformationSet
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import (
@@ -93,6 +103,34 @@ REWARD_MODES = ("outcome", "score")
 RESET_OPTIONS = ("deals",)
 ILLEGAL_REWARD = -1.0
 SCORE_REWARD_SCALE = 100.0
+
+
+def observe_state(game: Fight5Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``seat``'s (observation vector, action mask) in ``game``, encoded exactly as these envs do."""
+    obs = encode_public(game, seat)
+    encode_private(game, seat, obs)
+    return obs, game.legal_action_mask(seat)
+
+
+def _seat_of(possible_agents: list[str], agent: str) -> int:
+    if agent not in possible_agents:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(possible_agents)}")
+    return possible_agents.index(agent)
+
+
+class _SearchDoors:
+    """``decision_kind`` and ``information_set`` for both forms (they need ``self.game``)."""
+
+    game: Fight5Game
+    possible_agents: list[str]
+
+    def decision_kind(self, agent: str) -> str:
+        """The kind of decision ``agent`` is asked now, one of ``rules.DECISION_KINDS``."""
+        return self.game.decision_kind(_seat_of(self.possible_agents, agent))
+
+    def information_set(self, agent: str) -> InformationSet:
+        """What ``agent`` knows now: a determinization of the game plus this env's encoder."""
+        return InformationSet.of(self.game, _seat_of(self.possible_agents, agent), self.game.num_players, observe_state)
 
 ENV_OPTIONS: dict[str, Any] = {
     "num_players": 2,
@@ -149,7 +187,8 @@ class _Fight5Table:
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def start(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        options = options or {}
+        """Validate everything (options, deals, seed) before the game in progress is touched."""
+        options = {} if options is None else options
         check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
         deals = options.get("deals")
         parsed = None
@@ -241,7 +280,7 @@ class _Fight5Table:
         }
 
 
-class raw_env(AECMixin, AECEnv):
+class raw_env(_SearchDoors, AECMixin, AECEnv):
     """Fight 5, turn-based (AEC) form. See the module docstring for the full card."""
 
     metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
@@ -326,7 +365,7 @@ def env(**options: Any) -> AECEnv:
     return wrap_aec(raw_env(**options), ILLEGAL_REWARD)
 
 
-class parallel_raw_env(SpacesMixin, ParallelEnv):
+class parallel_raw_env(_SearchDoors, SpacesMixin, ParallelEnv):
     """Fight 5, simultaneous (parallel) form: each step every player fills one slot.
 
     ``illegal_action="raise"`` (this class's default) raises IllegalActionError and changes
@@ -367,8 +406,11 @@ class parallel_raw_env(SpacesMixin, ParallelEnv):
     def step(self, actions: dict[str, int]):
         if not self.agents:
             raise IllegalActionError("the game is over; call reset() before step()")
+        if not isinstance(actions, dict):
+            raise IllegalActionError(f"step() takes a dict of one action per agent ({', '.join(self.agents)}), "
+                                     f"got {type(actions).__name__}")
         missing = sorted(set(self.agents) - set(actions))
-        extra = sorted(set(actions) - set(self.agents))
+        extra = sorted(set(actions) - set(self.agents), key=repr)
         if missing or extra:
             raise IllegalActionError(f"step() needs one action for each of {self.agents}; missing {missing}, unknown {extra}")
         offenders = [a for a in self.agents if not self._is_legal(a, actions[a])]
@@ -395,6 +437,8 @@ class parallel_raw_env(SpacesMixin, ParallelEnv):
         return obs, rewards, terminations, truncations, infos
 
     def _is_legal(self, agent: str, action: Any) -> bool:
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = action.item()  # a 0-d integer array is the integer it holds
         is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         if not is_int or not 0 <= action < NUM_ACTIONS:
             return False

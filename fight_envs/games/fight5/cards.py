@@ -13,9 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from fight_envs.core.data import decode_json, read_data_text
 from fight_envs.core.errors import CardDataError
 
 NUM_RANKS = 13
+MAX_COUNT = 10_000
+"""Most copies of one card a deck may hold (the rulebook's decks hold at most a few)."""
+MAX_POINTS = 1_000_000
+"""Largest value of a scoring field: scores stay far inside int64 however long a game runs."""
 STAR = 12
 RANK_NAMES: tuple[str, ...] = tuple(str(v) for v in range(2, 14)) + ("star",)
 RANK_VALUES = np.array(list(range(2, 14)) + [0], dtype=np.int64)
@@ -75,16 +80,16 @@ def _composition(data: dict[str, Any], key: str, source: str) -> np.ndarray:
         )
     counts = np.zeros(NUM_RANKS, dtype=np.int64)
     for name, count in comp.items():
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise CardDataError(f"{source}: '{key}.{name}' must be a non-negative integer, got {count!r}")
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_COUNT:
+            raise CardDataError(f"{source}: '{key}.{name}' must be an integer in 0..{MAX_COUNT:,}, got {count!r}")
         counts[_NAME_TO_RANK[name]] = count
     return counts
 
 
-def _int_field(data: dict[str, Any], key: str, source: str, minimum: int = 1) -> int:
+def _int_field(data: dict[str, Any], key: str, source: str, minimum: int = 1, maximum: int = 10_000) -> int:
     value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise CardDataError(f"{source}: '{key}' must be an integer >= {minimum}, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= maximum:
+        raise CardDataError(f"{source}: '{key}' must be an integer in {minimum}..{maximum:,}, got {value!r}")
     return value
 
 
@@ -111,7 +116,7 @@ def parse_cards(data: dict[str, Any], source: str = "cards.json") -> Fight5Cards
         raise CardDataError(f"{source}: 'clash_stacks' must map player counts to stack counts")
     clash_stacks: dict[int, int] = {}
     for players, stacks in stacks_raw.items():
-        if not str(players).isdigit() or not isinstance(stacks, int):
+        if not str(players).isdigit() or len(str(players)) > 3 or isinstance(stacks, bool) or not isinstance(stacks, int):
             raise CardDataError(f"{source}: 'clash_stacks' entry {players!r}: {stacks!r} is not int: int")
         n = int(players)
         if stacks != 2 * n + 1:
@@ -153,9 +158,9 @@ def parse_cards(data: dict[str, Any], source: str = "cards.json") -> Fight5Cards
         stack_size=stack_size,
         rounds_per_bout=rounds,
         high_card_min_value=_int_field(scoring, "high_card_min_value", source + " scoring", 0),
-        high_card_points=_int_field(scoring, "high_card_points", source + " scoring", 0),
-        star_points=_int_field(scoring, "star_points", source + " scoring", 0),
-        most_cards_bonus=_int_field(scoring, "most_cards_bonus", source + " scoring", 0),
+        high_card_points=_int_field(scoring, "high_card_points", source + " scoring", 0, MAX_POINTS),
+        star_points=_int_field(scoring, "star_points", source + " scoring", 0, MAX_POINTS),
+        most_cards_bonus=_int_field(scoring, "most_cards_bonus", source + " scoring", 0, MAX_POINTS),
     )
 
 
@@ -166,16 +171,8 @@ def load_cards(path: str | None = None) -> Fight5Cards:
         source = "fight_envs/games/fight5/cards.json"
     else:
         source = str(path)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise CardDataError(f"{source}: cannot read card data ({exc.strerror})") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CardDataError(f"{source}: not valid JSON ({exc})") from exc
-    return parse_cards(data, source)
+        text = read_data_text(path)  # refuses a non-path (``cards=1`` would read file descriptor 1)
+    return parse_cards(decode_json(text, source), source)
 
 
 DEFAULT_CARDS = load_cards()

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
-from fight_envs.core.records import check_record_header, replay_actions
+from fight_envs.core.records import check_outcome, check_record_header, check_record_seed, replay_actions
 from fight_envs.games.fight5.cards import RANK_NAMES, rank_of
 from fight_envs.games.fight5.rules import Fight5Config, Fight5Game, parse_deal
 
@@ -47,25 +47,36 @@ def replay(
     observations step by step. Raises RecordError if the record is malformed or its actions or
     final scores do not match what the rules produce.
     """
-    check_record_header(record, RECORD_FORMAT, "Fight 5", {"config", "seed", "deals", "actions", "scores"})
+    check_record_header(record, RECORD_FORMAT, "Fight 5", {"config", "seed", "deals", "actions", "scores"}, game="fight5")
+    seed = check_record_seed(record["seed"])
+    if not isinstance(record["config"], dict) or not isinstance(record["deals"], list):
+        raise RecordError("record fields 'config' (an object) and 'deals' (a list of bout deals) are malformed")
     try:
         config = Fight5Config(**record["config"])
         deals = [parse_deal(d, config.num_players, where=f"deals[{i}]") for i, d in enumerate(record["deals"])]
     except (TypeError, FightEnvsError) as exc:
         raise RecordError(f"record has a bad config or deal: {exc}") from None
+    if len(deals) > config.num_bouts:
+        raise RecordError(f"record has {len(deals)} deals for a game of at most {config.num_bouts} bouts")
     if game is None:
         game = Fight5Game(config)
     elif game.config != config:
         raise RecordError(f"record config {config} does not match the game's {game.config}")
-    seed = record["seed"]
     game.new_game(np.random.default_rng(seed if seed is not None else 0), deals)
-    replay_actions(game, record["actions"], lambda e: (int(e[0]), rank_of(e[1])), "[seat, card]", on_step)
-    if [int(s) for s in game.scores] != list(record["scores"]):
-        raise RecordError(f"replayed scores {game.scores.tolist()} differ from the record's {record['scores']}")
-    # Optional fields (older or hand-written records may omit them) must match when present too.
-    bout_points = [p.tolist() for p in game.bout_points]
-    if "bout_points" in record and bout_points != record["bout_points"]:
-        raise RecordError(f"replayed bout points {bout_points} differ from the record's {record['bout_points']}")
-    if "finished" in record and game.is_terminal() != record["finished"]:
-        raise RecordError(f"the record says finished={record['finished']!r}, the replayed game's is {game.is_terminal()}")
+    replay_actions(game, record["actions"], _parse_action, "[seat, card]", on_step)
+    # Every outcome field must match what the actions produce (optional ones when present: older
+    # or hand-written records may omit them).
+    check_outcome("scores", [int(s) for s in game.scores], record["scores"])
+    if "bout_points" in record:
+        check_outcome("bout_points", [p.tolist() for p in game.bout_points], record["bout_points"])
+    if "finished" in record:
+        check_outcome("finished", game.is_terminal(), record["finished"])
     return game
+
+
+def _parse_action(entry: Any) -> tuple[int, int]:
+    if not isinstance(entry, (list, tuple)) or len(entry) != 2 or isinstance(entry[0], bool) or not isinstance(entry[0], int):
+        raise ValueError("not [seat, card]")
+    if not isinstance(entry[1], str):
+        raise ValueError("the card is a name")
+    return entry[0], rank_of(entry[1])

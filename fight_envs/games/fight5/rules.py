@@ -12,6 +12,7 @@ step 4). Players may fill their slots in any interleaving; the result does not d
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,11 @@ NO_CARD = -1
 OUTCOME_WIN = 1.0
 OUTCOME_SHARED_WIN = 0.0
 OUTCOME_LOSS = -1.0
+
+DECISION_KINDS: tuple[str, ...] = ("right_a", "right_b", "middle", "left_a", "left_b")
+"""The kind of every decision is the slot it fills (``decision_kind``): the two clashes shared with
+the right neighbour, the middle clash, the two shared with the left neighbour. ``left_b``, the
+round's last placement, is always forced (one card left in hand)."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +279,9 @@ class Fight5Game:
         """
         if self.game_over:
             raise IllegalActionError("the game is over; call new_game() to start another")
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = action.item()  # a 0-d integer array, as Gymnasium's Discrete accepts and SB3's predict returns
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
             raise IllegalActionError(f"seat {seat!r} is not a seat of this {self.num_players}-player game")
         if self.num_committed[seat] >= SLOTS_PER_PLAYER:
             raise IllegalActionError(f"seat {seat} has already placed a card at all five clashes this round")
@@ -281,9 +289,11 @@ class Fight5Game:
         if not is_int or not 0 <= action < NUM_ACTIONS or self.hands[seat, action] == 0:
             legal = ", ".join(f"{a} ({RANK_NAMES[a]})" for a in self.legal_actions(seat))
             shown = f"{action} ({RANK_NAMES[action]})" if is_int and 0 <= action < NUM_ACTIONS else repr(action)
+            why = ("that card is not in hand" if is_int and 0 <= action < NUM_ACTIONS else
+                   f"an action is an integer in 0..{NUM_ACTIONS - 1} (int, numpy integer or 0-d integer array)")
             raise IllegalActionError(
                 f"illegal action {shown} for seat {seat} at slot {self.num_committed[seat]}: "
-                f"that card is not in hand; legal actions: {legal}"
+                f"{why}; legal actions: {legal}"
             )
         action = int(action)
         self.hands[seat, action] -= 1
@@ -379,6 +389,130 @@ class Fight5Game:
         out[:] = OUTCOME_LOSS
         out[winners] = OUTCOME_WIN if len(winners) == 1 else OUTCOME_SHARED_WIN
         return out
+
+    # ----------------------------------------------------------------- search vocabulary
+    # (fight_envs.core.information.SearchableGame: what game-agnostic search relies on)
+    _STATIC_FIELDS = (
+        "config", "cards", "topo", "num_clashes", "points_per_rank", "hand_size", "_sharer_slots",
+        "_play_clash", "_play_seat", "_play_slot", "_clash_plays", "max_actions_per_player",
+    )
+    """Fields fixed by the config and card data: shared (never mutated) between a game and its copies."""
+    _PUBLIC_ARRAYS = ("scores", "clash_card", "pot", "point_pile", "last_plays", "revealed", "clash_seen")
+    """Arrays every seat observes (scores; the clashes; pots, Point Piles and reveals, all revealed cards)."""
+
+    def _bare_copy(self) -> Fight5Game:
+        new = object.__new__(Fight5Game)
+        d = new.__dict__
+        for name in self._STATIC_FIELDS:
+            d[name] = self.__dict__[name]
+        return new
+
+    def clone(self) -> Fight5Game:
+        """A fully independent copy of this game, its random generator included."""
+        new = self._bare_copy()
+        d, src = new.__dict__, self.__dict__
+        if self.game_over and not hasattr(self, "rng"):  # never started
+            d.update(game_over=True, version=self.version, public_version=self.public_version)
+            return new
+        for name in self._PUBLIC_ARRAYS + ("hands", "committed", "set_aside"):
+            d[name] = src[name].copy()
+        d["rng"] = copy.deepcopy(self.rng)
+        d["fixed_deals"] = list(self.fixed_deals)
+        d["bout_points"] = [p.copy() for p in self.bout_points]
+        d["actions"] = list(self.actions)
+        d["deals_used"] = list(self.deals_used)
+        d["last_results"] = list(self.last_results)
+        d["clash_stacks"] = [list(s) for s in self.clash_stacks]
+        d["decks"] = [list(s) for s in self.decks]
+        d["num_committed"] = list(self.num_committed)
+        for name in ("bout", "game_over", "round", "version", "public_version"):
+            d[name] = src[name]
+        return new
+
+    def determinize(self, seat: int, rng: np.random.Generator) -> Fight5Game:
+        """A game equal to this one in everything ``seat`` observed, every hidden part drawn from ``rng``.
+
+        What ``seat`` observes: the config, scores, every past bout's points, the bout and round,
+        every Clash Card face up, pots, Point Piles and last round's reveal (so every card revealed
+        this bout and whose it was), how many cards each clash stack still holds, and its own hand,
+        placements this round and deck contents. Hidden, and drawn here:
+
+        * each other player's hand: a uniform draw of five cards from its *pool*, its Player Deck
+          minus the cards it revealed this bout (its deck was shuffled, and every card drawn in an
+          earlier round was revealed, so its hand is a uniform subset of that pool whatever its
+          policy); the rest of the pool becomes its deck, in uniform order;
+        * the other players' placements of this round: Fight 5 is simultaneous (the AEC order is
+          an artefact of turn-based stepping), so they are returned to the hand: in the result
+          every other player still has all five slots to fill (``num_committed`` 0) and a searcher
+          lets its rollout policy choose them again;
+        * ``seat``'s own deck order (its contents are known: its Player Deck minus what it revealed,
+          holds and placed);
+        * the Clash Cards not yet flipped this bout (the Clash Deck minus every card flipped): a
+          uniform shuffle, dealt into the stacks (each keeping its observed size) and the set-aside
+          pile;
+        * future chance: the result's generator is ``default_rng`` seeded from ``rng``, and it has
+          no fixed deals for later bouts.
+
+        Reads nothing else from ``self``: not the hidden arrays, ``deals_used``, ``fixed_deals``,
+        the generator or others' actions of this round (``actions`` keeps the revealed actions and
+        ``seat``'s own; ``deals_used`` is left empty). So two games that differ only in what ``seat``
+        cannot see give identical results for the same ``rng`` state.
+        """
+        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be a seat of this {self.num_players}-player game (0..{self.num_players - 1}), got {seat!r}")
+        if not hasattr(self, "rng"):
+            raise ValueError("determinize() needs a started game: call new_game() first")
+        seat = int(seat)
+        n = self.num_players
+        new = self._bare_copy()
+        d, src = new.__dict__, self.__dict__
+        for name in self._PUBLIC_ARRAYS:
+            d[name] = src[name].copy()
+        d["bout_points"] = [p.copy() for p in self.bout_points]
+        d["last_results"] = list(self.last_results)
+        for name in ("bout", "game_over", "round", "version", "public_version"):
+            d[name] = src[name]
+        d["fixed_deals"] = []
+        d["deals_used"] = []
+        # this round's placements are the last sum(num_committed) actions; only seat's own are seen
+        in_round = sum(self.num_committed)
+        done = self.actions[: len(self.actions) - in_round]
+        d["actions"] = done + [(s, a) for s, a in self.actions[len(done):] if s == seat]
+        player_deck = self.cards.player_deck
+        hands = np.zeros_like(self.hands)
+        committed = np.full_like(self.committed, NO_CARD)
+        num_committed = [0] * n
+        decks: list[list[int]] = []
+        hands[seat] = self.hands[seat]
+        committed[seat] = self.committed[seat]
+        num_committed[seat] = self.num_committed[seat]
+        for s in range(n):
+            if s == seat:
+                placed = np.bincount(self.committed[seat][self.committed[seat] != NO_CARD], minlength=NUM_RANKS)
+                rest = player_deck - self.revealed[seat] - self.hands[seat] - placed
+                decks.append([int(r) for r in rng.permutation(np.repeat(np.arange(NUM_RANKS), rest))])
+                continue
+            pool = rng.permutation(np.repeat(np.arange(NUM_RANKS), player_deck - self.revealed[s]))
+            in_hand = 0 if self.game_over else self.hand_size
+            hands[s] = np.bincount(pool[:in_hand], minlength=NUM_RANKS)
+            decks.append([int(r) for r in pool[in_hand:]])  # bottom-first, like self.decks
+        d["hands"], d["committed"], d["num_committed"], d["decks"] = hands, committed, num_committed, decks
+        unseen = rng.permutation(np.repeat(np.arange(NUM_RANKS), self.cards.clash_deck - self.clash_seen))
+        stacks: list[list[int]] = []
+        at = 0
+        for stack in self.clash_stacks:
+            stacks.append([int(r) for r in unseen[at: at + len(stack)]])
+            at += len(stack)
+        d["clash_stacks"] = stacks
+        d["set_aside"] = np.bincount(unseen[at:], minlength=NUM_RANKS).astype(np.int64)
+        d["rng"] = np.random.default_rng(int(rng.integers(2**63)))
+        return new
+
+    def decision_kind(self, seat: int) -> str:
+        """The kind of the decision ``seat`` is asked now: the slot it fills (``DECISION_KINDS``)."""
+        if self.game_over or not 0 <= seat < self.num_players or self.num_committed[seat] >= SLOTS_PER_PLAYER:
+            raise ValueError(f"seat {seat!r} has no decision to make now")
+        return DECISION_KINDS[self.num_committed[seat]]
 
 
 _RANK_VALUE: tuple[int, ...] = tuple(RANK_VALUES.tolist())

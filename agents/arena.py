@@ -40,6 +40,18 @@ def agent_seed(game_seed: int | None, seat: int) -> int | None:
     return int(np.random.SeedSequence([game_seed, seat]).generate_state(1)[0])
 
 
+def information_set(env: Any, agent_id: str, agent: Agent) -> Any:
+    """The ``InformationSet`` of ``agent_id`` in ``env`` (``env.unwrapped.information_set``), for an
+    agent with ``needs_information_set``; a clear error when the env's engine cannot give one."""
+    fn = getattr(env.unwrapped, "information_set", None)
+    if fn is None:
+        raise TypeError(
+            f"agent {agent.label} plans with the game's information set, but {type(env.unwrapped).__name__} "
+            f"has no information_set() (its engine lacks clone/determinize); play it on a game that has one"
+        )
+    return fn(agent_id)
+
+
 def play_game(
     env: Any,
     agents: Sequence[Agent],
@@ -51,6 +63,8 @@ def play_game(
     """Play one game on AEC ``env`` with ``agents[i]`` in seat ``player_i``.
 
     Agents are reseeded from ``seed`` and their seat, so the same call gives the same game.
+    Agents with ``needs_information_set`` act through ``act_with_information`` with the seat's
+    ``env.unwrapped.information_set(agent_id)`` (a determinization, never the true state).
     ``on_step(agent_name, observation, action)`` sees each decision (for logging or display).
     """
     agent_ids = list(env.possible_agents)
@@ -72,7 +86,11 @@ def play_game(
             env.step(None)
             continue
         seat = agent_ids.index(agent_id)
-        action = agents[seat].act(obs["observation"], obs["action_mask"])
+        agent = agents[seat]
+        if agent.needs_information_set:
+            action = agent.act_with_information(obs["observation"], obs["action_mask"], information_set(env, agent_id, agent))
+        else:
+            action = agent.act(obs["observation"], obs["action_mask"])
         if on_step is not None:
             on_step(agent_id, obs, action)
         env.step(action)

@@ -3,6 +3,15 @@
 An agent acts from an observation vector and its action mask, one at a time (``act``) or in
 batches (``act_batch``, one row per game). It owns its random generator, seeded through
 ``seed()``, so a match is reproduced by its seed.
+
+**Agents that plan with the game state** (the ``search`` agent) set ``needs_information_set =
+True`` and implement ``act_with_information(observation, action_mask, information)``. The arena
+(``fight_envs.agents.arena.play_game``, which evaluation, tournaments, the ladder and the command
+line all use) then passes ``env.unwrapped.information_set(agent_id)``: an
+``fight_envs.core.information.InformationSet``, which holds a determinization (a full game
+equal to the true one in everything that seat observed, every hidden part resampled) and never
+the true game, so an agent cannot reach hidden information through it. This is the only way an
+agent is given more than its observation.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ class Agent:
     version: int = 1
     game: str | None = None
     """The game this agent is written for (None: any game)."""
+    needs_information_set: bool = False
+    """True: the arena calls ``act_with_information`` with the seat's ``InformationSet`` instead of ``act``."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -39,6 +50,14 @@ class Agent:
         if type(self).act_batch is Agent.act_batch:
             raise NotImplementedError(f"{type(self).__name__} must override act() or act_batch()")
         return int(self.act_batch(observation[None], action_mask[None])[0])
+
+    def act_with_information(self, observation: np.ndarray, action_mask: np.ndarray, information: Any) -> int:
+        """Return one legal action, given also the seat's ``InformationSet`` (see the module docstring).
+
+        Called instead of ``act`` for agents with ``needs_information_set``; by default it ignores
+        the information set and calls ``act``.
+        """
+        return self.act(observation, action_mask)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Return one legal action per row of ``observations`` / ``action_masks``."""

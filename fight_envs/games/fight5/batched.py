@@ -637,6 +637,10 @@ class Fight5Batch:
         self.round = 0
         self.seat = 0
         self.slot = 0
+        self.deal_next_bout = True
+        self.first_seat = 0
+        """The seat that places first in every round: 0, except in batches made by ``load_games``
+        (placement order within a round changes nothing: the cards stay face down until the reveal)."""
         self._started = False
 
         # ---- observation buffers
@@ -701,6 +705,8 @@ class Fight5Batch:
         """
         self.seeds[:] = self._seed_array(seed)
         self.rng.seed(self._ar, self.seeds)
+        self.first_seat = 0
+        self.deal_next_bout = True
         self.scores.fill(0)
         self.bout_points.fill(0)
         self.bout.fill(0)
@@ -756,8 +762,8 @@ class Fight5Batch:
             self._obs[:, _CURRENT + k + 1] = 1.0
             self._mask.reshape(-1)[self._row13 + a] = left > 0
             return self._result(self._no_rewards, self._no_terminated, self._no_index, self._no_scores, self._no_final_obs)
-        if s + 1 < self.num_players:
-            self.seat, self.slot = s + 1, 0
+        if (s + 1) % self.num_players != self.first_seat:
+            self.seat, self.slot = (s + 1) % self.num_players, 0
             self._write_acting()
             return self._result(self._no_rewards, self._no_terminated, self._no_index, self._no_scores, self._no_final_obs)
         self._reveal()
@@ -766,6 +772,86 @@ class Fight5Batch:
             self._start_round()
             return self._result(self._no_rewards, self._no_terminated, self._no_index, self._no_scores, self._no_final_obs)
         return self._end_bout()
+
+    def load_games(self, games: list[Any], first_seat: int, seeds: np.ndarray | list[int],
+                   deal_next_bout: bool = True) -> BatchStep:
+        """Continue ``games`` (``rules.Fight5Game``, one per slot) in this batch: game b in slot b.
+
+        For search rollouts from determinizations (``Fight5Game.determinize``). All games must be
+        in play at the same round, with ``first_seat`` the only seat that has placed cards this
+        round (any number, fewer than five) and the others none; ``first_seat`` then acts first and
+        the other seats follow in seat order (within a round the order changes nothing). Slot b's
+        later bouts are dealt from ``seeds[b]``, exactly as a ``Fight5Game`` whose generator is a
+        fresh ``default_rng(seeds[b])`` deals them; on game end a slot auto-resets as usual.
+        Returns the observation of ``first_seat`` in every game. ``deal_next_bout=False``: the batch
+        stops at the end of the current bout (its rewards and scores are reported, nothing is dealt;
+        stepping further raises) for rollouts that look no further.
+        """
+        B, n, C = self.num_envs, self.num_players, self.num_clashes
+        if len(games) != B:
+            raise ConfigError(f"load_games needs {B} games (one per slot), got {len(games)}")
+        if not 0 <= first_seat < n:
+            raise ConfigError(f"first_seat must be a seat in 0..{n - 1}, got {first_seat!r}")
+        g0 = games[0]
+        placed = g0.num_committed[first_seat]
+        for g in games:
+            if g.num_players != n or g.config != self.config or g.game_over:
+                raise ConfigError("load_games needs games in play with this batch's config")
+            if g.round != g0.round or g.num_committed[first_seat] != placed or any(
+                    k for s, k in enumerate(g.num_committed) if s != first_seat) or placed >= SLOTS_PER_PLAYER:
+                raise ConfigError(
+                    f"load_games needs every game at round {g0.round} with only seat {first_seat} having placed "
+                    f"(the same number of cards, fewer than {SLOTS_PER_PLAYER})")
+        self.seeds[:] = self._seed_array(np.asarray(seeds))
+        self.rng.seed(self._ar, self.seeds)
+        drawn = (g0.round + 1) * self.cards.hand_size
+        # each distinct game is read once, then copied to its rows (search loads each game once per action)
+        first: dict[int, int] = {}
+        rows = np.array([first.setdefault(id(g), len(first)) for g in games], dtype=np.intp)
+        uniq = list({id(g): g for g in games}.values())
+        U = len(uniq)
+        decks = np.zeros((U, n, self.deck_size), dtype=np.int8)
+        stacks = np.zeros((U, C, self.stack_size), dtype=np.int8)
+        left = np.zeros((U, C), dtype=np.int16)
+        for u, g in enumerate(uniq):
+            for s in range(n):
+                rest = g.decks[s][::-1]  # top first
+                decks[u, s, drawn: drawn + len(rest)] = rest
+            for c, stack in enumerate(g.clash_stacks):
+                stacks[u, c, self.stack_size - len(stack):] = stack[::-1]
+                left[u, c] = len(stack)
+        self.decks[:] = decks[rows]
+        self.stacks[:] = stacks[rows]
+        self.stack_left[:] = left[rows]
+        self.clash_card[:] = np.array([g.clash_card for g in uniq])[rows]
+        self.pot[:] = np.array([g.pot.sum(axis=1) for g in uniq])[rows]
+        self.pile[:] = np.array([g.point_pile.sum(axis=1) for g in uniq])[rows]
+        self.hands[:] = np.array([g.hands for g in uniq])[rows]
+        self.committed[:] = np.array([g.committed for g in uniq])[rows]
+        self.last_plays[:] = np.array([g.last_plays for g in uniq])[rows]
+        self.unrevealed[:] = (self.cards.player_deck - np.array([g.revealed for g in uniq]))[rows]
+        self.clash_unseen[:] = (self.cards.clash_deck - np.array([g.clash_seen for g in uniq]))[rows]
+        self.scores[:] = np.array([g.scores for g in uniq])[rows]
+        self.bout_points[:] = np.array(
+            [g.bout_points[-1] if g.bout_points else np.zeros(n, dtype=np.int64) for g in uniq])[rows]
+        self.bout[:] = np.array([g.bout for g in uniq])[rows]
+        self.deal_next_bout = bool(deal_next_bout)
+        self.round = g0.round
+        self.first_seat = int(first_seat)
+        self.seat, self.slot = int(first_seat), 0
+        self._refresh_public(self._pub, slice(None))
+        self._write_acting()
+        for k in range(placed):  # the cards first_seat placed already, as step() writes them
+            a = self.committed[:, first_seat, k].astype(np.intp)
+            slot_at = _MY_SLOTS.start + CARD_ONEHOT * k
+            self._obs[:, slot_at + NONE_COLUMN] = 0.0
+            self._obs_flat[self._row0 + (slot_at + a)] = 1.0
+        if placed:
+            self._obs[:, _CURRENT] = 0.0
+            self._obs[:, _CURRENT + placed] = 1.0
+        self.slot = placed
+        self._started = True
+        return self._result(self._no_rewards, self._no_terminated, self._no_index, self._no_scores, self._no_final_obs)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         B = self.num_envs
@@ -867,7 +953,7 @@ class Fight5Batch:
                 self.stack_left[rows, c] -= 1
                 unseen[rows * NUM_RANKS + ranks] -= 1
         self.committed.fill(NO_CARD)
-        self.seat = self.slot = 0
+        self.seat, self.slot = self.first_seat, 0
         self._refresh_public(self._pub, slice(None))
         self._write_acting()
 
@@ -949,7 +1035,10 @@ class Fight5Batch:
             self.bout[index] = 0
         elif self.keep_final_obs:
             final_obs = self._no_final_obs
-        self._start_bout()
+        if self.deal_next_bout:
+            self._start_bout()
+        else:
+            self._started = False  # a load_games batch told to stop here
         terminated = _readonly(done)
         return self._result(_readonly(rewards), terminated, _readonly(index), _readonly(final_scores), final_obs)
 

@@ -1,0 +1,243 @@
+"""A game-agnostic search agent: determinized Monte-Carlo search (PIMC) from the seat's information set.
+
+For each decision with more than one legal action, the agent draws ``K`` determinizations of its
+``InformationSet`` (full games consistent with everything its seat observed, every hidden part
+resampled: ``SearchableGame.determinize``), plays every legal action in each of them, finishes
+each game with a rollout policy (any suite agent, by default the game's heuristic, one copy per
+seat) and picks the action with the best mean value for its seat (win credit: 1 sole win, 1/k
+shared, 0 loss). All actions are tried on the same determinizations with the same rollout
+randomness (common random numbers), so the comparison between actions is not swamped by deal luck.
+A decision with a single legal action is played at once, without search.
+
+**Budget.** ``sims``: rollouts per decision, split evenly over the legal actions (``K = max(1,
+sims // |legal|)``). ``time_ms``: optionally stop drawing determinizations once this much time is
+spent (then at least one wave of ``wave`` determinizations is played; with a time limit the
+decisions depend on the machine's speed and the same seed no longer gives the same game).
+
+**Rollouts.** Through the engine vocabulary only (``clone`` / ``determinize`` / ``current_player``
+/ ``apply_action`` / ``is_terminal``; observations from ``InformationSet.observe``): works on
+every game whose engine implements it. Where a game has a batched engine a backend plays all
+``K x |legal|`` rollouts of a decision as one batch: Fight 5 (``fight_envs.agents.search_fight5``,
+on ``Fight5Batch``), exact to the per-game rollouts (``tests/search``). ``backend="generic"``
+forces the per-game loop.
+
+**Determinism.** The agent's own generator (seeded by the arena from the game seed and seat)
+draws the determinizations and the rollout seeds, so the same seed gives the same decisions
+(without ``time_ms``).
+
+Specs: ``make_agent("search", game=...)`` or ``"search:sims=200,rollout=greedy"``; options are
+parsed by :func:`parse_search_options` with errors that name the bad option and what is allowed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from fight_envs.agents.base import Agent
+from fight_envs.core.information import InformationSet, SearchableGame
+
+DEFAULT_SIMS = 200
+DEFAULT_WAVE = 8
+"""With ``time_ms``: determinizations drawn per wave between two looks at the clock."""
+BACKENDS = ("auto", "generic", "batched")
+SEARCH_OPTIONS: dict[str, str] = {
+    "sims": "rollouts per decision, an int >= 1 (default 200), split evenly over the legal actions",
+    "time_ms": "stop searching a decision after this many milliseconds, a number > 0 (default: none)",
+    "rollout": "the rollout policy: an agent spec of the game (default: heuristic)",
+    "backend": "auto (the game's batched rollouts where it has them), generic or batched",
+    "wave": "determinizations per wave with time_ms, an int >= 1 (default 8)",
+    "tail": "Fight 5's batched rollouts: the policy after the current round (default: the rollout policy)",
+    "horizon": "game (rollouts to the end) or bout (Fight 5's batched rollouts: to the bout's end, then a prior)",
+}
+"""Options of the ``search`` agent, as written in a spec (``search:sims=200,rollout=greedy``)."""
+
+
+def parse_search_options(text: str) -> dict[str, Any]:
+    """``"sims=200,rollout=greedy"`` -> ``{"sims": 200, "rollout": "greedy"}``, checked; ValueError names the problem."""
+    out: dict[str, Any] = {}
+    for part in [p for p in text.split(",") if p.strip()]:
+        if "=" not in part:
+            raise ValueError(f"search option {part.strip()!r} must be name=value; options: {', '.join(SEARCH_OPTIONS)}")
+        key, value = (x.strip() for x in part.split("=", 1))
+        if key not in SEARCH_OPTIONS:
+            raise ValueError(f"unknown search option {key!r}; allowed: " + "; ".join(f"{k}: {v}" for k, v in SEARCH_OPTIONS.items()))
+        if key in out:
+            raise ValueError(f"search option {key!r} given twice")
+        if key in ("sims", "wave"):
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise ValueError(f"search option {key}={value!r}: {SEARCH_OPTIONS[key]}") from None
+        elif key == "time_ms":
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise ValueError(f"search option time_ms={value!r}: {SEARCH_OPTIONS[key]}") from None
+        else:
+            out[key] = value
+    return out
+
+
+def _rollout_factory(game: str, spec: str) -> Callable[[int | None], Agent]:
+    from fight_envs.agents.registry import make_agent
+
+    if spec.split(":", 1)[0] in ("search", "human"):
+        raise ValueError(f"rollout={spec!r}: a rollout policy must act from observations alone (not search or human)")
+    probe = make_agent(spec, game=game, seed=0)  # fails here, with the registry's message, if unknown
+    if probe.needs_information_set:
+        raise ValueError(f"rollout={spec!r} needs an information set; a rollout policy must act from observations alone")
+    return lambda seed: make_agent(spec, game=game, seed=seed)
+
+
+class SearchAgent(Agent):
+    """Determinized Monte-Carlo search (PIMC): per legal action, K determinizations x a rollout each with the
+    rollout policy, best mean win credit (see the module docstring)."""
+
+    name = "search"
+    version = 1
+    needs_information_set = True
+
+    def __init__(
+        self,
+        game: str,
+        seed: int | None = None,
+        sims: int = DEFAULT_SIMS,
+        time_ms: float | None = None,
+        rollout: str = "heuristic",
+        backend: str = "auto",
+        wave: int = DEFAULT_WAVE,
+        horizon: str = "game",
+        tail: str | None = None,
+    ) -> None:
+        super().__init__(seed)
+        from fight_envs.agents.registry import game_name
+
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+            raise ValueError(f"sims must be an int >= 1, got {sims!r}")
+        if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
+            raise ValueError(f"time_ms must be a number > 0 or None, got {time_ms!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if isinstance(wave, bool) or not isinstance(wave, (int, np.integer)) or wave < 1:
+            raise ValueError(f"wave must be an int >= 1, got {wave!r}")
+        self.game = game_name(game)
+        self.sims = int(sims)
+        self.time_ms = None if time_ms is None else float(time_ms)
+        self.rollout = rollout
+        self.wave = int(wave)
+        self._make_rollout_agent = _rollout_factory(self.game, rollout)
+        self.horizon = horizon
+        self.tail = tail
+        if tail is not None:
+            _rollout_factory(self.game, tail)
+        self._batched = _batched_backend(self.game, rollout, horizon, tail) if backend != "generic" else None
+        if tail is not None and self._batched is None:
+            raise ValueError(f"tail={tail!r} needs batched rollouts (Fight 5)")
+        if horizon != "game" and self._batched is None:
+            raise ValueError(f"horizon={horizon!r} needs batched rollouts (Fight 5); {self.game} rollouts play to the end (horizon=game)")
+        if backend == "batched" and self._batched is None:
+            raise ValueError(f"backend='batched': no batched rollouts for {self.game} with rollout={rollout!r}; use auto or generic")
+        self.decisions = 0
+        """Decisions this agent was asked (searched or forced), since it was built."""
+        self.searched = 0
+        self.search_seconds = 0.0
+        """Wall time spent in ``act_with_information`` (all decisions)."""
+
+    @property
+    def label(self) -> str:
+        extra = "" if self.rollout == "heuristic" else f",rollout={self.rollout}"
+        extra += "" if self.time_ms is None else f",time_ms={self.time_ms:g}"
+        extra += "" if self.horizon == "game" else f",horizon={self.horizon}"
+        extra += "" if self.tail is None else f",tail={self.tail}"
+        return f"search-v{self.version}:sims={self.sims}{extra}"
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "sims": self.sims, "time_ms": self.time_ms, "rollout": self.rollout, "horizon": self.horizon,
+                "backend": "batched" if self._batched is not None else "generic"}
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise TypeError(
+            "the search agent plans from the game's information set: play it through "
+            "fight_envs.agents.arena.play_game (or call act_with_information with env.unwrapped.information_set(agent))"
+        )
+
+    def act_with_information(self, observation: np.ndarray, action_mask: np.ndarray, information: InformationSet) -> int:
+        start = time.perf_counter()
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        self.decisions += 1
+        if legal.size == 1:
+            self.search_seconds += time.perf_counter() - start
+            return int(legal[0])
+        values = self.action_values(information, legal, start)
+        self.searched += 1
+        self.search_seconds += time.perf_counter() - start
+        return int(legal[int(np.argmax(values))])
+
+    def action_values(self, information: InformationSet, legal: np.ndarray, start: float | None = None) -> np.ndarray:
+        """Mean rollout value of each action of ``legal`` for the information set's seat."""
+        start = time.perf_counter() if start is None else start
+        per_action = max(1, self.sims // legal.size)
+        total = np.zeros(legal.size)
+        played = 0
+        while played < per_action:
+            k = per_action - played if self.time_ms is None else min(self.wave, per_action - played)
+            dets = [information.sample(self.rng) for _ in range(k)]
+            seeds = self.rng.integers(2**62, size=k)
+            if self._batched is not None and self._batched.can_play(dets, information.seat):
+                total += self._batched.values(dets, information.seat, legal, seeds).sum(axis=0)
+            else:
+                total += self._generic_values(information, dets, legal, seeds).sum(axis=0)
+            played += k
+            if self.time_ms is not None and (time.perf_counter() - start) * 1000.0 >= self.time_ms:
+                break
+        return total / played
+
+    def _generic_values(self, information: InformationSet, dets: list[SearchableGame], legal: np.ndarray,
+                        seeds: np.ndarray) -> np.ndarray:
+        """(K, |legal|) rollout values, one game at a time through the engine vocabulary."""
+        seat, n = information.seat, information.num_players
+        out = np.zeros((len(dets), legal.size))
+        for k, det in enumerate(dets):
+            for j, action in enumerate(legal.tolist()):
+                state = det.clone()  # same determinization, same future chance, for every action
+                sub = np.random.SeedSequence(int(seeds[k])).spawn(n)
+                agents = [self._make_rollout_agent(int(s.generate_state(1)[0])) for s in sub]
+                for a in agents:
+                    a.reset()
+                state.apply_action(seat, int(action))
+                while not state.is_terminal():
+                    p = state.current_player()
+                    obs, mask = information.observe(state, p)
+                    state.apply_action(p, agents[p].act(obs, mask))
+                out[k, j] = information.value(state)[seat]
+        return out
+
+
+class BatchedRollouts:
+    """A game's batched rollouts: all ``K x |legal|`` rollouts of one decision in one batch."""
+
+    def can_play(self, dets: list[SearchableGame], seat: int) -> bool:
+        raise NotImplementedError
+
+    def values(self, dets: list[SearchableGame], seat: int, legal: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """(K, |legal|) rollout values of ``seat`` (win credit)."""
+        raise NotImplementedError
+
+
+def _batched_backend(game: str, rollout: str, horizon: str = "game", tail: str | None = None) -> BatchedRollouts | None:
+    if game == "fight5":
+        from fight_envs.agents.search_fight5 import Fight5BatchedRollouts
+
+        return Fight5BatchedRollouts.for_rollout(rollout, horizon, tail)
+    return None
+
+
+def make_search_agent(game: str, seed: int | None = None, options: str = "") -> SearchAgent:
+    """The ``search`` agent of ``game`` from a spec's option text (``"sims=200,rollout=greedy"``)."""
+    return SearchAgent(game, seed=seed, **parse_search_options(options))

@@ -158,7 +158,7 @@ class HeuristicAgent(Agent):
 
     def _lay(self, obs: np.ndarray, lays: np.ndarray) -> int:
         mine = (obs[OBS_SLICES["hand"]] + obs[OBS_SLICES["rest"]] + obs[OBS_SLICES["spoils"]]) > 0
-        unseen = (obs[OBS_SLICES["revealed"]] < 0.5) & ~mine
+        unseen = (obs[OBS_SLICES["revealed"]] < 0.5) & ~mine & _in_play(obs)
         rivals = [self._opponent(obs, k, unseen) for k in range(1, MAX_PLAYERS) if _player(obs, k, "in_battle")[0]]
         lam = self.power_weight
         best, choice = -np.inf, int(lays[0])

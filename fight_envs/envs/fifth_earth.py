@@ -87,16 +87,24 @@ from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, FifthEarthConfig, Fi
 ENV_NAME = "fifth_earth_v0"
 REWARD_MODES = ("outcome", "destination")
 RESET_OPTIONS = ("deals", "dice")
+CONFIG_OPTIONS = ("num_players", "rules", "num_destinations", "format", "won_cards", "max_fights", "out_of_cards",
+                  "ties", "characters", "between_rounds", "cap", "ask")
+"""The constructor options that are the engine's ``FifthEarthConfig`` (None: the ``rules`` preset's value)."""
 ILLEGAL_REWARD = -1.0
 
 ENV_OPTIONS: dict[str, Any] = {
     "num_players": 2,
-    "num_destinations": 1,
+    "rules": "standard",
+    "num_destinations": None,
     "format": "knockout",
-    "won_cards": "hand",
+    "won_cards": None,
     "max_fights": 40,
-    "out_of_cards": "hand",
+    "out_of_cards": None,
     "ties": "first",
+    "characters": None,
+    "between_rounds": None,
+    "cap": None,
+    "ask": None,
     "reward": "outcome",
     "max_steps": None,
     "render_mode": None,
@@ -119,10 +127,7 @@ class raw_env(AECMixin, AECEnv):
         if opts["reward"] not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {opts['reward']!r}")
         check_render_mode(opts["render_mode"])
-        self.config = FifthEarthConfig(num_players=opts["num_players"], num_destinations=opts["num_destinations"],
-                                       format=opts["format"], won_cards=opts["won_cards"],
-                                       max_fights=opts["max_fights"], out_of_cards=opts["out_of_cards"],
-                                       ties=opts["ties"])
+        self.config = FifthEarthConfig(**{k: opts[k] for k in CONFIG_OPTIONS})
         n = self.config.num_players
         viewer = opts["viewer"]
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):

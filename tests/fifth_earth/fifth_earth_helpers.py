@@ -51,6 +51,7 @@ def start(hands: list[list[str]], dice: list[int], power_deck: list[str] | None 
           cards: FifthEarthCards = SCENARIO_CARDS, **cfg: object) -> FifthEarthGame:
     """A game with the given hands (one destination deal) and the given die faces first."""
     n = len(hands)
+    cfg.setdefault("rules", "classic")
     game = FifthEarthGame(FifthEarthConfig(num_players=n, **cfg), cards)  # type: ignore[arg-type]
     deal = parse_deal({"hands": hands, "power_deck": power_deck or POWER_IN_ORDER}, n, cards)
     game.new_game(np.random.default_rng(0), [deal], dice)
@@ -70,7 +71,7 @@ def conservation_problems(game: FifthEarthGame) -> list[str]:
     from fight_envs.games.fifth_earth.cards import NUM_CARDS, NUM_POWER_CARDS
     from fight_envs.games.fifth_earth.rules import NOBODY
 
-    count = game.undealt.astype(np.int64) + game.retired
+    count = game.undealt.astype(np.int64) + game.retired + (1 - game.in_play)
     count += game.hands.sum(axis=0) + (game.rest_since != NOBODY).sum(axis=0) + game.spoils.sum(axis=0)
     if game.battle is not None:
         for laid in game.battle.laid.values():

@@ -12,9 +12,12 @@ from fight_envs.testing import dump_trace, record_trace
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 CASES = {
-    "2p_seed7": ({"num_players": 2}, 7),
-    "5p_seed3": ({"num_players": 5}, 3),
-    "4p_royale_two_destinations_seed11": ({"num_players": 4, "format": "royale", "num_destinations": 2}, 11),
+    "2p_seed7": ({"num_players": 2, "rules": "classic"}, 7),
+    "5p_seed3": ({"num_players": 5, "rules": "classic"}, 3),
+    "4p_royale_two_destinations_seed11": ({"num_players": 4, "format": "royale", "num_destinations": 2,
+                                           "rules": "classic"}, 11),
+    "standard_2p_seed5": ({"num_players": 2}, 5),
+    "standard_5p_seed9": ({"num_players": 5}, 9),
 }
 
 

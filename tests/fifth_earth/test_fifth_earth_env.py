@@ -112,7 +112,7 @@ def test_options_are_validated_with_the_allowed_set() -> None:
 def test_fixed_deals_and_dice_through_reset_options() -> None:
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Dunspear", 4)  # full runs of 20 against P0's 24
-    env = fifth_earth_v0.env(num_players=2)
+    env = fifth_earth_v0.env(num_players=2, rules="classic")
     env.reset(seed=0, options={"deals": [{"hands": [p0, p1]}], "dice": [6, 5, *ND, 6, 4, 2, 1, *ND, *ND, *ND, *ND]})
     assert env.agent_selection == "player_0"
     env.step(DESTINATION_BASE + 2)
@@ -195,7 +195,7 @@ def test_game_record_is_json_and_replays_observations_and_results(options: dict)
 def test_render_shows_only_the_viewers_cards() -> None:
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Lumenor", 4)
-    env = fifth_earth_v0.env(num_players=2, render_mode="ansi", viewer=1)
+    env = fifth_earth_v0.env(num_players=2, render_mode="ansi", viewer=1, rules="classic")
     env.reset(seed=0, options={"deals": [{"hands": [p0, p1]}], "dice": [6, 5, *ND, 6, 4, 2, 1, *ND, *ND]})
     env.step(DESTINATION_BASE)
     env.step(CHALLENGE_BASE)
@@ -203,7 +203,7 @@ def test_render_shows_only_the_viewers_cards() -> None:
     text = env.render()
     assert "Lumenor 1" in text and "Ashvane" not in text and "Mirehound" not in text
     assert "P1 [?]x2" in text, "face-down cards show as a count"
-    quiet = fifth_earth_v0.env(num_players=2)
+    quiet = fifth_earth_v0.env(num_players=2, rules="classic")
     quiet.reset(seed=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

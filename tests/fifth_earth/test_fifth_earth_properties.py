@@ -30,10 +30,15 @@ CONFIGS = st.builds(
     num_players=st.integers(2, 6),
     num_destinations=st.integers(1, 2),
     format=st.sampled_from(["knockout", "royale"]),
-    won_cards=st.sampled_from(["spoils", "hand"]),
+    won_cards=st.sampled_from(["spoils", "hand", "rest"]),
     max_fights=st.sampled_from([3, 40]),
     out_of_cards=st.sampled_from(["hand", "hand_and_rest"]),
     ties=st.sampled_from(["first", "rolloff"]),
+    rules=st.sampled_from(["standard", "classic"]),
+    characters=st.sampled_from([None, 12, 25]),
+    between_rounds=st.sampled_from(["keep", "redeal"]),
+    cap=st.sampled_from(["cards", "fights"]),
+    ask=st.sampled_from(["all", "choices"]),
 )
 
 
@@ -139,7 +144,7 @@ def test_laying_a_revealed_card_face_down_changes_nothing_others_see(
         num_players: int, out_of_cards: str, ties: str, seed: int) -> None:
     """A lay holding a card the table has seen, swapped for another lay of as many cards from the
     same hand, leaves every other seat's observation bit for bit the same until the reveal."""
-    config = FifthEarthConfig(num_players=num_players, out_of_cards=out_of_cards, ties=ties)
+    config = FifthEarthConfig(num_players=num_players, out_of_cards=out_of_cards, ties=ties, rules="classic")
 
     def check(game: FifthEarthGame, seat: int, legal: list[int], rng: np.random.Generator) -> None:
         b = game.battle
@@ -175,7 +180,7 @@ def test_laying_a_revealed_card_face_down_changes_nothing_others_see(
 @given(num_players=st.integers(2, 6), format=st.sampled_from(["knockout", "royale"]), seed=st.integers(0, 2**31))
 def test_by_default_a_fight_won_never_empties_the_winners_hand(num_players: int, format: str, seed: int) -> None:
     """Gap 5: under won_cards="hand" the winner receives the losers' cards, so only a loser runs out."""
-    config = FifthEarthConfig(num_players=num_players, format=format)
+    config = FifthEarthConfig(num_players=num_players, format=format, rules="classic")
     assert config.won_cards == "hand"
     seen: list[object] = [None]
 

@@ -355,7 +355,7 @@ def test_fight_cap_counts_the_rest_pile(out_of_cards: str) -> None:
 
 
 def test_won_cards_go_straight_into_the_winners_hand_by_default() -> None:
-    assert FifthEarthConfig().won_cards == "hand"
+    assert FifthEarthConfig(rules="classic").won_cards == "hand"
     game = opened([*ND, *ND])
     game.apply_action(1, cid("Hollowjaw 1"))
     game.apply_action(0, cid("Ashvane 1"))
@@ -394,7 +394,8 @@ def test_revealed_cards_stay_public_wherever_they_go() -> None:
 def test_several_destinations_most_destinations_wins() -> None:
     p0 = run("Ashvane", 4) + run("Mirehound", 4)
     p1 = run("Greytok", 4) + run("Lumenor", 4)
-    game = FifthEarthGame(FifthEarthConfig(num_players=2, num_destinations=2, won_cards="spoils"), SCENARIO_CARDS)
+    game = FifthEarthGame(FifthEarthConfig(num_players=2, num_destinations=2, won_cards="spoils", rules="classic"),
+                          SCENARIO_CARDS)
     from fight_envs.games.fifth_earth.rules import parse_deal
 
     deals = [parse_deal({"hands": [p0, p1]}, 2, SCENARIO_CARDS), parse_deal({"hands": [p1, p0]}, 2, SCENARIO_CARDS)]

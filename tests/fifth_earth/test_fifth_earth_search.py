@@ -139,7 +139,7 @@ def test_clone_is_independent_and_continues_identically() -> None:
 
 def test_decision_kinds_name_every_decision() -> None:
     seen: set[str] = set()
-    for game in games(FifthEarthConfig(num_players=3), 0):
+    for game in games(FifthEarthConfig(num_players=3, rules="classic"), 0):
         for s in range(game.num_players):
             kind = game.decision_kind(s)
             assert kind in DECISION_KINDS
@@ -151,7 +151,7 @@ def test_decision_kinds_name_every_decision() -> None:
 def test_unseen_cards_follow_the_counting_distribution() -> None:
     """Answering a face-down single card in fight 1 (2 players, 25 characters): each of the 92
     cards I have not seen is the laid one with chance 1/92 and in the opponent's hand with 7/92."""
-    config = FifthEarthConfig(num_players=2)
+    config = FifthEarthConfig(num_players=2, rules="classic")
     game = FifthEarthGame(config)
     game.new_game(np.random.default_rng(11))
     while not (game.phase == PHASE_LAY and game.battle.laid):

@@ -13,7 +13,8 @@ Layout (``OBS_SLICES``; counts are scaled as noted):
 | ``hand`` | 100 | my hand, one per card id (4 x character + stage - 1) |
 | ``rest`` | 100 | my rest pile (cards I laid and won with, not yet picked up): 1 if a win now would pick the card up, 0.5 if it must rest longer |
 | ``spoils`` | 100 | cards I won in this battle, set aside until I win the battle (``won_cards="spoils"``) |
-| ``revealed`` | 100 | cards turned face up in a fight since this destination's deal (public: the unrevealed cards not mine are the only ones whose place I do not know) |
+| ``revealed`` | 100 | cards turned face up in a fight since this destination's deal (or the last redeal; public: the unrevealed cards not mine are the only ones whose place I do not know) |
+| ``in_play`` | 100 | cards of the characters in play this destination (public; all 100 under ``characters=25``) |
 | ``destinations_left`` | 25 | destinations not yet chosen |
 | ``progress`` | 5 | destinations claimed / num_destinations, num_destinations / 25, knockout round / 3, fight / max_fights, 1 if battle royale |
 | ``power`` | 15 | power cards left in the deck / 14, then the 14 power cards in the discard pile |
@@ -23,7 +24,7 @@ Per-player block (``PLAYER_SLICES``): present; in the destination (not knocked o
 battle being fought; has the bye; a player I may challenge now; seed position (1 for Player A
 down to 1/6); hand size / 16; rest pile size / 16; spoils size / 16; destinations won /
 num_destinations; cards laid face down in this fight / 4; has laid in this fight; lays first in
-this fight; for each character the fights it must still rest / rest_fights (public: every laid
+this fight; fights won in this battle / max_fights; for each character the fights it must still rest / rest_fights (public: every laid
 card is revealed); ``known_hand``, the revealed cards now in this player's hand, counting the cards it has laid
 face down in the fight under way until they are revealed (so a lay changes nothing here); (a table that
 remembers every reveal knows where each revealed card went: to the winner's hand or spoils, to
@@ -70,13 +71,14 @@ def _layout(parts: list[tuple[str, int]], start: int = 0) -> dict[str, slice]:
 PLAYER_SLICES = _layout([
     ("present", 1), ("alive", 1), ("in_battle", 1), ("bye", 1), ("challengeable", 1), ("seed", 1),
     ("hand_size", 1), ("rest_size", 1), ("spoils_size", 1), ("destinations_won", 1), ("laid_count", 1),
-    ("has_laid", 1), ("lays_first", 1), ("resting", NUM_CHARACTERS), ("known_hand", NUM_CARDS),
+    ("has_laid", 1), ("lays_first", 1), ("battle_wins", 1), ("resting", NUM_CHARACTERS), ("known_hand", NUM_CARDS),
     ("last_character", NUM_CHARACTERS),
     ("last_stages", NUM_STAGES), ("last_total", 1), ("last_power_plus", 1), ("last_power_minus", 1), ("last_won", 1),
 ])
 PLAYER_SIZE = max(s.stop for s in PLAYER_SLICES.values())
 OBS_SLICES = _layout([
     ("phase", 4), ("hand", NUM_CARDS), ("rest", NUM_CARDS), ("spoils", NUM_CARDS), ("revealed", NUM_CARDS),
+    ("in_play", NUM_CARDS),
     ("destinations_left", NUM_DESTINATIONS), ("progress", 5), ("power", 1 + NUM_POWER_CARDS),
     ("players", MAX_PLAYERS * PLAYER_SIZE),
 ])
@@ -110,6 +112,7 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
     obs[OBS_SLICES["rest"]] = 0.5 * resting + 0.5 * eligible
     obs[OBS_SLICES["spoils"]] = g.spoils[seat]
     obs[OBS_SLICES["revealed"]] = g.revealed
+    obs[OBS_SLICES["in_play"]] = g.in_play
     left = obs[OBS_SLICES["destinations_left"]]
     left[g.remaining_destinations] = 1
     p = OBS_SLICES["progress"].start
@@ -152,6 +155,7 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
             put("laid_count", len(b.laid.get(s, ())) / NUM_STAGES)
             put("has_laid", s in b.laid)
             put("lays_first", b.lay_order[0] == s)
+            put("battle_wins", b.wins.get(s, 0) / cfg.max_fights)
             wait = np.clip(g.last_used[s] + g.cards.rest_fights - fight, 0, None)
             put("resting", wait / g.cards.rest_fights)
         if last is not None and s in last.laid:

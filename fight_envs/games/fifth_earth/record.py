@@ -8,6 +8,7 @@ and checks the deals, the dice and the outcome against the record.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +28,7 @@ def make_record(game: FifthEarthGame, seed: int | None) -> dict[str, Any]:
     return {
         "format": RECORD_FORMAT,
         "game": "fifth_earth",
-        "config": {"num_players": cfg.num_players, "num_destinations": cfg.num_destinations, "format": cfg.format,
-                   "won_cards": cfg.won_cards, "max_fights": cfg.max_fights, "out_of_cards": cfg.out_of_cards,
-                   "ties": cfg.ties},
+        "config": dataclasses.asdict(cfg),
         "seed": seed,
         "reset_deals": [d.to_json(game.cards) for d in game.fixed_deals],
         "reset_dice": list(game.fixed_dice_given),
@@ -54,8 +53,11 @@ def replay(
     """
     check_record_header(record, RECORD_FORMAT, "Fifth-Earth",
                         {"config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "destinations_won"})
+    if record.get("game", "fifth_earth") != "fifth_earth":
+        raise RecordError(f"record is of game {record.get('game')!r}, not 'fifth_earth'")
     try:
-        config = FifthEarthConfig(**record["config"])
+        # A record written before the rules presets (no "rules" key) played today's "classic" reading.
+        config = FifthEarthConfig(**{"rules": "classic", **record["config"]})
         deals = [parse_deal(d, config.num_players, cards, f"reset_deals[{i}]")
                  for i, d in enumerate(record["reset_deals"])]
         game = FifthEarthGame(config, cards)
@@ -70,6 +72,10 @@ def replay(
     if [int(w) for w in game.destinations_won] != list(record["destinations_won"]):
         raise RecordError(f"replayed destinations won {game.destinations_won.tolist()} differ from the record's "
                           f"{record['destinations_won']}")
+    if "claimed" in record:
+        claimed = [[cards.destination_names[d], s] for d, s in game.claimed]
+        if claimed != [list(c) for c in record["claimed"]]:
+            raise RecordError(f"replayed claims {claimed} differ from the record's {record['claimed']}")
     if "finished" in record and game.is_terminal() != record["finished"]:
         raise RecordError(f"the record says finished={record['finished']!r}, the replayed game's is {game.is_terminal()}")
     return game

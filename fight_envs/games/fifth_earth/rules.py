@@ -48,9 +48,22 @@ DESTINATION_BASE = RUN_BASE + NUM_CHARACTERS * len(RUN_LENGTHS)
 CHALLENGE_BASE = DESTINATION_BASE + NUM_DESTINATIONS
 NUM_ACTIONS = CHALLENGE_BASE + MAX_PLAYERS - 1
 FORMATS = ("knockout", "royale")
-WON_CARDS = ("spoils", "hand")
+WON_CARDS = ("spoils", "hand", "rest")
 OUT_OF_CARDS = ("hand", "hand_and_rest")
 TIES = ("first", "rolloff")
+BETWEEN_ROUNDS = ("keep", "redeal")
+CAP_RULES = ("cards", "fights")
+ASK = ("all", "choices")
+RULES = ("standard", "classic")
+PRESETS: dict[str, dict[str, Any]] = {
+    # Today's reading (v0's defaults), kept as an option and pinned by the scenario tests.
+    "classic": {"num_destinations": 1, "characters": None, "won_cards": "hand", "out_of_cards": "hand",
+                "between_rounds": "keep", "cap": "cards", "ask": "all"},
+    # The design of seeds/fifth_earth.md section 8: skill over the luck of the deal (measured there).
+    "standard": {"num_destinations": 3, "characters": "2n+2", "won_cards": "rest", "out_of_cards": "hand_and_rest",
+                 "between_rounds": "redeal", "cap": "fights", "ask": "choices"},
+}
+"""What each ``rules`` preset sets; an option given explicitly overrides its preset."""
 
 PHASE_DESTINATION = 0
 PHASE_CHALLENGE = 1
@@ -111,17 +124,49 @@ class FifthEarthConfig:
     """Options of one game (validated here so that every user of the engine gets the same errors)."""
 
     num_players: int = 2
-    num_destinations: int = 1
+    num_destinations: int | None = None
     format: str = "knockout"
-    won_cards: str = "hand"
+    won_cards: str | None = None
     max_fights: int = 40
-    out_of_cards: str = "hand"
+    out_of_cards: str | None = None
     ties: str = "first"
+    rules: str = "standard"
+    """The preset the options left as None take their values from (``PRESETS``)."""
+    characters: int | None = None
+    """Characters in play per destination, drawn at random (public) and dealt from: 2..25; the
+    preset's ``"2n+2"`` is two per player plus two (6 at 2 players, 14 at 6)."""
+    between_rounds: str | None = None
+    """``"keep"``: the survivors of a knockout round keep their cards; ``"redeal"``: everyone still
+    in is dealt eight afresh from the characters in play (the bye stops being a handicap)."""
+    cap: str | None = None
+    """Who wins a battle stopped by ``max_fights``: ``"cards"`` most cards held, ``"fights"`` most fights won."""
+    ask: str | None = None
+    """``"all"``: every decision is asked; ``"choices"``: decisions with one legal action, and the
+    destination choice (no effect in play), are taken without asking."""
 
     def __post_init__(self) -> None:
         n = self.num_players
         if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ConfigError(f"num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
+        if self.rules not in RULES:
+            raise ConfigError(f"rules must be one of {RULES}, got {self.rules!r}")
+        for key, value in PRESETS[self.rules].items():
+            if getattr(self, key) is None:
+                if isinstance(value, str) and value.startswith("2n+"):
+                    value = min(2 * n + int(value[3:]), NUM_CHARACTERS)
+                object.__setattr__(self, key, value)
+        c = self.characters
+        if c is None:
+            object.__setattr__(self, "characters", NUM_CHARACTERS)
+            c = NUM_CHARACTERS
+        if isinstance(c, bool) or not isinstance(c, int) or not 2 <= c <= NUM_CHARACTERS:
+            raise ConfigError(f"characters must be an integer in 2..{NUM_CHARACTERS}, got {c!r}")
+        if c * NUM_STAGES < 8 * n:
+            raise ConfigError(f"characters={c} hold {c * NUM_STAGES} cards, fewer than the {8 * n} dealt to "
+                              f"{n} players; give at least {2 * n}")
+        for key, allowed in (("between_rounds", BETWEEN_ROUNDS), ("cap", CAP_RULES), ("ask", ASK)):
+            if getattr(self, key) not in allowed:
+                raise ConfigError(f"{key} must be one of {allowed}, got {getattr(self, key)!r}")
         d = self.num_destinations
         if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= NUM_DESTINATIONS:
             raise ConfigError(f"num_destinations must be an integer in 1..{NUM_DESTINATIONS}, got {d!r}")
@@ -153,19 +198,24 @@ class DestinationDeal:
 
     hands: tuple[tuple[int, ...], ...]
     power_deck: tuple[int, ...] | None = None
+    characters: tuple[int, ...] | None = None
+    """The characters in play (None: those of the hands, topped up at random to the config's count)."""
 
     def to_json(self, cards: FifthEarthCards = DEFAULT_CARDS) -> dict[str, Any]:
         out: dict[str, Any] = {"hands": [[cards.card_name(c) for c in h] for h in self.hands]}
         if self.power_deck is not None:
             out["power_deck"] = [cards.power_names[p] for p in self.power_deck]
+        if self.characters is not None:
+            out["characters"] = [cards.character_names[c] for c in self.characters]
         return out
 
 
 def parse_deal(data: Any, num_players: int, cards: FifthEarthCards = DEFAULT_CARDS,
                where: str = "deal") -> DestinationDeal:
     """Validate ``{"hands": [[cards] x players], "power_deck": [power cards, top first]}``."""
-    if not isinstance(data, dict) or set(data) - {"hands", "power_deck"} or "hands" not in data:
-        raise DealError(f"{where} must be an object with 'hands' (and optionally 'power_deck'), got {data!r}")
+    if not isinstance(data, dict) or set(data) - {"hands", "power_deck", "characters"} or "hands" not in data:
+        raise DealError(f"{where} must be an object with 'hands' (and optionally 'power_deck', 'characters'), "
+                        f"got {data!r}")
     hands = data["hands"]
     if not isinstance(hands, (list, tuple)) or len(hands) != num_players:
         raise DealError(f"{where}.hands must hold one hand per player ({num_players})")
@@ -196,7 +246,18 @@ def parse_deal(data: Any, num_players: int, cards: FifthEarthCards = DEFAULT_CAR
             raise DealError(str(exc)) from None
         if sorted(pdeck) != list(range(NUM_POWER_CARDS)):
             raise DealError(f"{where}.power_deck must list each of the {NUM_POWER_CARDS} power cards exactly once")
-    return DestinationDeal(tuple(parsed), pdeck)
+    chars = data.get("characters")
+    ctuple: tuple[int, ...] | None = None
+    if chars is not None:
+        lowered = [c.lower() for c in cards.character_names]
+        if not isinstance(chars, (list, tuple)) or not all(isinstance(c, str) and c.lower() in lowered for c in chars):
+            raise DealError(f"{where}.characters must be a list of character names, got {chars!r}")
+        ctuple = tuple(sorted({lowered.index(c.lower()) for c in chars}))
+        outside = sorted({character_of(c) for h in parsed for c in h} - set(ctuple))
+        if outside:
+            raise DealError(f"{where}.hands hold characters not in {where}.characters: "
+                            f"{[cards.character_names[c] for c in outside]}")
+    return DestinationDeal(tuple(parsed), pdeck, ctuple)
 
 
 @dataclass
@@ -222,6 +283,8 @@ class Battle:
     """Index into ``players`` of who lays first in the current fight."""
     lay_order: list[int] = field(default_factory=list)
     laid: dict[int, list[int]] = field(default_factory=dict)
+    wins: dict[int, int] = field(default_factory=dict)
+    """Fights won so far in this battle, per player (public; ``cap="fights"`` reads it)."""
 
 
 class FifthEarthGame:
@@ -240,21 +303,31 @@ class FifthEarthGame:
                  dice: list[int] | None = None) -> None:
         """Start a game. ``deals[i]`` fixes destination i's deal; ``dice`` fixes the first die faces."""
         n = self.num_players
-        self.version += 1
-        self.rng = rng
-        self.fixed_deals = list(deals or [])
-        if len(self.fixed_deals) > self.config.num_destinations:
-            raise DealError(f"{len(self.fixed_deals)} deals given for {self.config.num_destinations} destination(s)")
-        for i, d in enumerate(self.fixed_deals):
+        # Everything is checked before anything changes: a refused deal or die leaves the game as it was.
+        fixed = list(deals or [])
+        if len(fixed) > self.config.num_destinations:
+            raise DealError(f"{len(fixed)} deals given for {self.config.num_destinations} destination(s)")
+        for i, d in enumerate(fixed):
             if len(d.hands) != n:
                 raise DealError(f"deals[{i}] has {len(d.hands)} hands for {n} players")
+            chars = {character_of(c) for h in d.hands for c in h} | set(d.characters or ())
+            if d.characters is not None and len(chars) != self.config.characters:
+                raise DealError(f"deals[{i}].characters names {len(chars)} characters; this game plays "
+                                f"{self.config.characters}")
+            if len(chars) > self.config.characters:
+                raise DealError(f"deals[{i}] holds cards of {len(chars)} characters; this game plays "
+                                f"{self.config.characters} (option characters)")
         for f in dice or []:
             if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= int(f) <= 6:
                 raise DealError(f"dice must be faces 1..6, got {f!r}")
+        self.version += 1
+        self.rng = rng
+        self.fixed_deals = fixed
         self.fixed_dice = [int(f) for f in dice or []]
         self.fixed_dice_given = list(self.fixed_dice)
         self.dice_log: list[int] = []
-        self.actions: list[tuple[int, int]] = []
+        self.log: list[tuple[int, int, bool]] = []
+        """Every decision taken, in order: (seat, action, asked); ``ask="choices"`` takes some unasked."""
         self.events: list[str] = []
         self.deals_used: list[DestinationDeal] = []
         self.deal_count = 0
@@ -291,6 +364,7 @@ class FifthEarthGame:
         self.phase = PHASE_DESTINATION
         self.to_act = NOBODY
         self._start_destination()
+        self._settle()
 
     def roll(self) -> tuple[int, int]:
         """Roll the pair of dice: fixed faces first, then the game's generator."""
@@ -311,14 +385,23 @@ class FifthEarthGame:
         order roll needs only its highest player, the seeding roll needs every position.
         """
         places = len(players) if places is None else places
-        totals = {p: sum(self.roll()) for p in players}
-        self.events.append(f"{what} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
+        # Depth first, left to right, without recursion (fixed dice of all ties must not overflow the stack).
         order: list[int] = []
-        for t in sorted(set(totals.values()), reverse=True):
-            group = [p for p in players if totals[p] == t]
-            if len(group) > 1 and len(order) < places:
-                group = self.roll_order(group, what + " re-roll", places - len(order))
-            order += group
+        stack: list[tuple[bool, list[int], str]] = [(True, list(players), what)]
+        while stack:
+            roll, group, label = stack.pop()
+            if not roll:
+                order += group
+                continue
+            totals = {p: sum(self.roll()) for p in group}
+            self.events.append(f"{label} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
+            position = len(order)
+            items = []
+            for t in sorted(set(totals.values()), reverse=True):
+                level = [p for p in group if totals[p] == t]
+                items.append((len(level) > 1 and position < places, level, label + " re-roll"))
+                position += len(level)
+            stack += reversed(items)
         return order
 
     def _start_destination(self) -> None:
@@ -336,18 +419,30 @@ class FifthEarthGame:
         self.spoils[:] = 0
         self.retired[:] = 0
         self.revealed[:] = 0
-        self.undealt[:] = 1
+        want = self.config.characters
         if index < len(self.fixed_deals):
             deal = self.fixed_deals[index]
             power = deal.power_deck
+            chars = deal.characters
+            if chars is None:
+                held = sorted({character_of(c) for h in deal.hands for c in h})
+                others = [c for c in range(NUM_CHARACTERS) if c not in held]
+                extra = self.rng.permutation(others)[:max(want - len(held), 0)] if want < NUM_CHARACTERS else others
+                chars = tuple(sorted(held + [int(c) for c in extra]))
         else:
-            order = self.rng.permutation(NUM_CARDS)
+            chars = tuple(range(NUM_CHARACTERS)) if want >= NUM_CHARACTERS else tuple(
+                sorted(int(c) for c in self.rng.permutation(NUM_CHARACTERS)[:want]))
+            cards_in = np.array([card_id(c, st) for c in chars for st in range(1, NUM_STAGES + 1)])
+            order = cards_in[self.rng.permutation(cards_in.size)] if want < NUM_CHARACTERS else self.rng.permutation(NUM_CARDS)
             deal = DestinationDeal(tuple(tuple(int(c) for c in order[s * k:(s + 1) * k]) for s in range(n)))
             power = None
         if power is None:
             power = tuple(int(p) for p in self.rng.permutation(NUM_POWER_CARDS))
-            deal = DestinationDeal(deal.hands, power)
+        deal = DestinationDeal(deal.hands, power, None if want >= NUM_CHARACTERS and deal.characters is None else chars)
         self.deals_used.append(deal)
+        self.in_play[:] = 0
+        self.in_play[[card_id(c, st) for c in chars for st in range(1, NUM_STAGES + 1)]] = 1
+        self.undealt[:] = self.in_play
         for s, hand in enumerate(deal.hands):
             self.hands[s, list(hand)] = 1
             self.undealt[list(hand)] = 0
@@ -389,7 +484,8 @@ class FifthEarthGame:
                 d[k] = v  # config, cards, ints, the last FightResult (never changed once made), the mask cache
         b = self.battle
         if b is not None:
-            g.battle = Battle(list(b.players), b.fight, b.first, list(b.lay_order), {p: list(c) for p, c in b.laid.items()})
+            g.battle = Battle(list(b.players), b.fight, b.first, list(b.lay_order),
+                              {p: list(c) for p, c in b.laid.items()}, dict(b.wins))
         g.rng = copy.deepcopy(self.rng)
         return g
 
@@ -513,8 +609,8 @@ class FifthEarthGame:
                 gb.laid[s] = list(cards)
             # The lays in progress are the last actions: the record of the determinization shows its own.
             if gb.laid:
-                head = g.actions[:len(g.actions) - len(gb.laid)]
-                g.actions = head + [(p, lay_action(gb.laid[p])) for p in gb.lay_order if p in gb.laid]
+                tail = g.log[len(g.log) - len(gb.laid):]
+                g.log = g.log[:len(g.log) - len(gb.laid)] + [(p, lay_action(gb.laid[p]), asked) for p, _, asked in tail]
         g.power_deck = [int(x) for x in rng.permutation(np.setdiff1d(np.arange(NUM_POWER_CARDS), self.power_discard))]
         g.version = self.version
         return g
@@ -607,7 +703,11 @@ class FifthEarthGame:
 
     # ------------------------------------------------------------------ actions
     def apply_action(self, seat: int, action: Any) -> None:
-        """Apply one decision; raises IllegalActionError (changing nothing) if it is not legal."""
+        """Apply one decision; raises IllegalActionError (changing nothing) if it is not legal.
+
+        ``action`` is an int, a numpy integer, or a 0-d numpy integer array."""
+        if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+            action = action.item()
         is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         mask = self.legal_action_mask(seat) if 0 <= seat < self.num_players else np.zeros(NUM_ACTIONS, np.int8)
         if not is_int or not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
@@ -618,8 +718,31 @@ class FifthEarthGame:
                 f"by seat {seat} in phase '{PHASE_NAMES[self.phase]}': it is {who}'s turn; "
                 f"legal for seat {seat}: {legal if legal else 'none'}"
             )
-        action = int(action)
-        self.actions.append((seat, action))
+        self._apply(seat, int(action), True)
+        self._settle()
+
+    @property
+    def actions(self) -> list[tuple[int, int]]:
+        """The decisions asked, in order (what a record replays): (seat, action)."""
+        return [(s, a) for s, a, asked in self.log if asked]
+
+    def _settle(self) -> None:
+        """Under ``ask="choices"``, take every decision that is no choice: one legal action, or the
+        destination (no effect in play: the first one left is taken)."""
+        if self.config.ask == "all":
+            return
+        while self.phase != PHASE_OVER:
+            if self.phase == PHASE_DESTINATION:
+                action = DESTINATION_BASE + min(self.remaining_destinations)
+            else:
+                legal = np.flatnonzero(self.legal_action_mask(self.to_act))
+                if legal.size != 1:
+                    return
+                action = int(legal[0])
+            self._apply(self.to_act, action, False)
+
+    def _apply(self, seat: int, action: int, asked: bool) -> None:
+        self.log.append((seat, action, asked))
         self.version += 1
         if self.phase == PHASE_DESTINATION:
             self.destination = action - DESTINATION_BASE
@@ -648,6 +771,8 @@ class FifthEarthGame:
         if len(players) == 1:
             self._claim(players[0])
             return
+        if self.knockout_round > 0 and self.config.between_rounds == "redeal":
+            self._redeal(players)
         self.knockout_round += 1
         self.seeds = self.roll_order(players, f"round {self.knockout_round} seeding")
         if len(self.seeds) % 2:
@@ -657,6 +782,27 @@ class FifthEarthGame:
         else:
             self.bye, self.unpaired, self.advancing = NOBODY, list(self.seeds), []
         self._next_challenge()
+
+    def _redeal(self, players: list[int]) -> None:
+        """Between knockout rounds (``between_rounds="redeal"``): every card of the characters in play
+        is gathered and shuffled, and each player still in is dealt eight afresh (a new deck: nothing
+        revealed so far says where a card is now)."""
+        k = self.cards.hand_size
+        self.hands[:] = 0
+        self.rest_since[:] = NOBODY
+        self.spoils[:] = 0
+        self.retired[:] = 0
+        self.revealed[:] = 0
+        cards_in = np.flatnonzero(self.in_play)
+        order = cards_in[self.rng.permutation(cards_in.size)]
+        hands = [() for _ in range(self.num_players)]
+        for i, p in enumerate(players):
+            hands[p] = tuple(int(c) for c in order[i * k:(i + 1) * k])
+            self.hands[p, list(hands[p])] = 1
+        self.undealt[:] = self.in_play
+        self.undealt[self.hands.any(axis=0)] = 0
+        self.deals_used.append(DestinationDeal(tuple(hands), None, None))
+        self.events.append(f"redeal: P{', P'.join(str(p) for p in players)} are dealt {k} cards each")
 
     def _next_challenge(self) -> None:
         if not self.unpaired:
@@ -737,6 +883,7 @@ class FifthEarthGame:
             top = max(r.values())
             tied = [p for p in tied if r[p] == top]
         winner = tied[0]
+        b.wins[winner] = b.wins.get(winner, 0) + 1
         for p in b.lay_order:
             self.revealed[b.laid[p]] = 1
             self.power_discard += drawn[p]
@@ -756,6 +903,9 @@ class FifthEarthGame:
                 self.rest_since[p, b.laid[p]] = b.fight
             elif self.config.won_cards == "hand":
                 self.hands[winner, b.laid[p]] = 1
+            elif self.config.won_cards == "rest":
+                # Won cards join the winner's first-use pile, as if it had used them in this fight.
+                self.rest_since[winner, b.laid[p]] = b.fight
             else:
                 self.spoils[winner, b.laid[p]] = 1
         # Only a win lets a player pick up its rest pile, and only cards laid rest_fights ago or more.
@@ -778,11 +928,13 @@ class FifthEarthGame:
         if b.fight >= self.config.max_fights:
             # Fight cap (gap 8): the player holding the most cards wins; equal counts roll off.
             # Every card a player owns counts here, whatever out_of_cards says (gap 8).
-            held = {p: self.cards_owned(p) for p in b.players}
+            # cap="fights": most fights won in the battle, then most cards; cap="cards": most cards.
+            held = {p: (b.wins.get(p, 0) if self.config.cap == "fights" else 0, self.cards_owned(p)) for p in b.players}
             top = max(held.values())
             lead = [p for p in b.players if held[p] == top]
             w = lead[0] if len(lead) == 1 else self.roll_order(lead, "fight-cap roll-off", places=1)[0]
-            self.events.append(f"fight cap: P{w} holds the most cards and wins the battle")
+            what = "won the most fights" if self.config.cap == "fights" else "holds the most cards"
+            self.events.append(f"fight cap: P{w} {what} and wins the battle")
             for p in b.players:
                 if p != w:
                     self._knock_out(p)

@@ -89,9 +89,18 @@ def _font(size: int) -> Any:
     return ImageFont.load_default(size=size)
 
 
+_METRIC_SIZE = 64
+
+
+@lru_cache(maxsize=4096)
+def _unit_width(text: str) -> float:
+    return float(_font(_METRIC_SIZE).getlength(text)) / _METRIC_SIZE
+
+
 def text_width(text: str, size: float) -> float:
-    """The width ``text`` takes at font ``size`` (the raster font's metric; SVG is close to it)."""
-    return float(_font(max(1, round(size))).getlength(text))
+    """The width ``text`` takes at font ``size`` (the raster font's metric, which scales with the
+    size; SVG's sans-serif fonts are close to it)."""
+    return _unit_width(text) * size
 
 
 def fit_text(text: str, size: float, width: float) -> str:
@@ -174,7 +183,8 @@ def _svg_shape(s: Shape) -> str:
             attrs += f' rx="{_fmt(s.radius)}"'
         return f"<rect {attrs}{_paint(s.fill, s.stroke, s.stroke_width)}/>"
     if isinstance(s, Circle):
-        return f'<circle cx="{_fmt(s.cx)}" cy="{_fmt(s.cy)}" r="{_fmt(s.r)}"{_paint(s.fill, s.stroke, s.stroke_width)}/>'
+        paint = _paint(s.fill, s.stroke, s.stroke_width)
+        return f'<circle cx="{_fmt(s.cx)}" cy="{_fmt(s.cy)}" r="{_fmt(s.r)}"{paint}/>'
     if isinstance(s, Line):
         return (f'<line x1="{_fmt(s.x1)}" y1="{_fmt(s.y1)}" x2="{_fmt(s.x2)}" y2="{_fmt(s.y2)}" '
                 f'stroke="{hex_color(s.stroke)}" stroke-width="{_fmt(s.width)}" stroke-linecap="round"/>')

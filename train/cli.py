@@ -14,6 +14,7 @@ or ``final/``, else its newest checkpoint).
     fight-envs tournament runs/latest heuristic greedy random [--plot ratings.png]
     fight-envs play [--opponents heuristic] [--players 2] [--seat 0]
     fight-envs results [--run runs/latest]                              # regenerate docs/results.md
+    fight-envs replay game.json [--gif game.gif] [--svg DIR] [--html game.html]   # pictures of a record
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from fight_envs.drawing.commands import (
+    add_replay_parser,
+    add_save_record_argument,
+    add_save_records_argument,
+    records_saving_factory,
+    save_record,
+)
 
 DEFAULT_CONFIG = "configs/fight5_selfplay_batched.yaml"
 """The default recipe: 2-player Fight 5 on the batched engine, about five minutes on 2 cores."""
@@ -159,6 +168,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from fight_envs.agents.evaluate import format_table, evaluate, versus_baseline
 
     env_fn = env_factory(args.env, args.players)
+    env_fn = records_saving_factory(env_fn, args.save_records)
     game = args.env.split("_v")[0]
     if len(args.agents) == 1:
         # One agent: against n-1 copies of every baseline, seats rotated, deals duplicated.
@@ -220,6 +230,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print("bye")
         return 0
     print(env.render())
+    save_record(env, args.save_record)
     print("scores: " + ", ".join(f"P{s} {int(v)}" for s, v in enumerate(result.scores)))
     return 0
 
@@ -272,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baselines", nargs="+", default=list(BASELINES), help="baselines for a single agent")
     common(p, 200)
     trust_flag(p)
+    add_save_records_argument(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("tournament", help="round robin with Elo ratings and their uncertainty")
@@ -288,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default random)")
     trust_flag(p)
+    add_save_record_argument(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("results", help="regenerate docs/results.md from a trained run")
@@ -298,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=2026)
     trust_flag(p)
     p.set_defaults(func=cmd_results)
+    add_replay_parser(sub)
     return parser
 
 

@@ -311,13 +311,62 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=2026)
     trust_flag(p)
     p.set_defaults(func=cmd_results)
+
+    # ladder / ablate: the logic lives in fight_envs.agents.ladder / fight_envs.agents.ablation
+    p = sub.add_parser("ladder", help="a game's skill ladder: every pairing in duplicate deals, Elo, head to head, split rate")
+    p.add_argument("game", help="fight5, brawl, fifth_earth or fight_klub")
+    p.add_argument("--players", type=int, default=2, help="players per game (default 2)")
+    p.add_argument("--deals", type=int, default=100, help="deals per pairing, each played from every seat (default 100)")
+    p.add_argument("--agents", nargs="+", default=None, help="agent specs (default: the game's standard line-up)")
+    p.add_argument("--models", nargs="*", default=[], help="trained models to add to the standard line-up")
+    p.add_argument("--out", default=None, help="folder for ladder_<game>.md/.png/.json (default docs/ in the current folder)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=lambda a: _ladder_cli(a))
+
+    p = sub.add_parser("ablate", help="the win-rate cost of each decision kind, played at random, against the unmodified agent")
+    p.add_argument("game", help="fight5, brawl, fifth_earth or fight_klub")
+    p.add_argument("--agent", default="heuristic", help="the agent ablated (default heuristic; search specs work too)")
+    p.add_argument("--players", type=int, default=2, help="players per game (default 2)")
+    p.add_argument("--deals", type=int, default=100, help="deals per decision kind (default 100)")
+    p.add_argument("--out", default=None, help="also write the table (markdown) to this file")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=lambda a: _ablate_cli(a))
     add_replay_parser(sub)
     return parser
 
 
+def _ladder_cli(args: argparse.Namespace) -> int:
+    from fight_envs.agents.ladder import ladder_command
+
+    try:
+        return ladder_command(args.game, args.players, args.deals, args.agents, args.models, args.out, args.seed,
+                              default_out="docs")
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _ablate_cli(args: argparse.Namespace) -> int:
+    from fight_envs.agents.ablation import ablate_command
+
+    try:
+        return ablate_command(args.game, args.agent, args.players, args.deals, args.out, args.seed)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _missing_extra(exc: ModuleNotFoundError) -> str:
+    top = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(top)
+    if extra is None:
+        return f"a module is missing: {exc}"
+    return f"this needs the '{extra}' extra (module {top!r} is not installed): pip install 'fight-envs[{extra}]'"
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    prog = f"fight-envs {args.command}"
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error

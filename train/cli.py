@@ -342,7 +342,7 @@ def _ladder_cli(args: argparse.Namespace) -> int:
         return ladder_command(args.game, args.players, args.deals, args.agents, args.models, args.out, args.seed,
                               default_out="docs")
     except ValueError as exc:
-        raise CLIError(str(exc)) from None
+        raise SystemExit(f"fight-envs ablate: {exc}") from None
 
 
 def _ablate_cli(args: argparse.Namespace) -> int:
@@ -351,7 +351,7 @@ def _ablate_cli(args: argparse.Namespace) -> int:
     try:
         return ablate_command(args.game, args.agent, args.players, args.deals, args.out, args.seed)
     except ValueError as exc:
-        raise CLIError(str(exc)) from None
+        raise SystemExit(f"fight-envs ladder: {exc}") from None
 
 
 def _missing_extra(exc: ModuleNotFoundError) -> str:

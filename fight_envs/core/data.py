@@ -21,14 +21,14 @@ MAX_DEPTH = 32
 """Card data nests a few levels; deeper JSON is refused (it would only exhaust the parser)."""
 
 
-def check_data_path(path: Any, what: str = "card data") -> Path:
+def check_data_path(path: Any, what: str = "card data (option 'cards')") -> Path:
     """``path`` as a Path, refusing what is not a file path (an int would be read as a file descriptor)."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip():
         raise CardDataError(f"{what} must be None or a path to a JSON file (str or os.PathLike), got {path!r}")
     return Path(path)
 
 
-def read_data_text(path: Any, what: str = "card data") -> str:
+def read_data_text(path: Any, what: str = "card data (option 'cards')") -> str:
     """The UTF-8 text of a user's data file, with CardDataError naming the file for every failure."""
     p = check_data_path(path, what)
     try:
@@ -60,15 +60,20 @@ def decode_json(text: str, source: str) -> Any:
             depth += 1
             best = max(best, depth)
             if best > MAX_DEPTH:
-                raise CardDataError(f"{source}: JSON nested deeper than {MAX_DEPTH} levels; card data nests a few")
+                raise CardDataError(f"{source}: JSON nested deeper than {MAX_DEPTH} levels; at most {MAX_DEPTH} are "
+                                    "allowed (card data nests a few)")
         elif ch in "]}":
             depth -= 1
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise CardDataError(f"{source}: not valid JSON ({exc})") from None
     except (RecursionError, ValueError) as exc:  # ValueError: e.g. an integer of too many digits
         raise CardDataError(f"{source}: cannot decode the JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; card data holds finite numbers only")
 
 
 def load_json_data(package: str, filename: str, path: str | Path | None, default_source: str) -> tuple[Any, str]:

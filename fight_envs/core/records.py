@@ -7,6 +7,7 @@ and outcome checks.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
@@ -29,8 +30,27 @@ def check_record_header(record: Any, record_format: str, title: str, required: I
     missing = set(required) - set(record)
     if missing:
         raise RecordError(f"record is missing fields {sorted(missing)}")
-    if game is not None and record.get("game") != game:
-        raise RecordError(f"record field 'game' is {record.get('game')!r}; a {title} record says {game!r}")
+    expected = game or _game_of_format(record_format)
+    if (game is not None or "game" in record) and record.get("game") != expected:
+        raise RecordError(f"record field 'game' is {safe_repr(record.get('game'))}; a {title} record must say {expected!r}")
+
+
+def _game_of_format(record_format: str) -> str:
+    """``fight-envs/fifth-earth-record/v1`` -> ``fifth_earth``: the game a record format belongs to."""
+    name = record_format.split("/")[1] if record_format.count("/") >= 2 else record_format
+    return name.removesuffix("-record").replace("-", "_")
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 60, 60, 6, 4
+
+
+def safe_repr(value: Any) -> str:
+    """A short repr that cannot recurse (a record may nest lists thousands deep)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a repr must never be what fails
+        return f"<{type(value).__name__}>"
 
 
 def check_record_seed(seed: Any) -> int | None:
@@ -43,8 +63,8 @@ def check_record_seed(seed: Any) -> int | None:
 def check_outcome(field: str, replayed: Any, claimed: Any) -> None:
     """RecordError unless the record's outcome ``field`` equals what the replay produced."""
     if replayed != claimed:
-        raise RecordError(f"replayed {field.replace('_', ' ')} {replayed!r:.200} differ from the record's "
-                          f"{field}={claimed!r:.200}: a record's outcome must be what its actions produce")
+        raise RecordError(f"replayed {field.replace('_', ' ')} {safe_repr(replayed)} differ from the record's "
+                          f"{field}={safe_repr(claimed)}: a record's outcome must be what its actions produce")
 
 
 def replay_actions(
@@ -65,11 +85,11 @@ def replay_actions(
     for i, entry in enumerate(actions):
         try:
             seat, action = parse(entry)
-        except (TypeError, ValueError, IndexError):
-            raise RecordError(f"actions[{i}] = {entry!r} is not {shape}") from None
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, RecursionError):
+            raise RecordError(f"actions[{i}] = {safe_repr(entry)} is not {shape}") from None
         if on_step is not None:
             on_step(game, seat, action)
         try:
             game.apply_action(seat, action)
         except FightEnvsError as exc:
-            raise RecordError(f"actions[{i}] cannot be replayed: {exc}") from None
+            raise RecordError(f"actions[{i}] cannot be replayed: {str(exc)[:500]}") from None

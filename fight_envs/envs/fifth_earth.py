@@ -139,6 +139,8 @@ class raw_env(AECMixin, AECEnv):
         self.reward_mode = opts["reward"]
         self.render_mode = opts["render_mode"]
         self.viewer = viewer
+        if not isinstance(opts["mask_in_info"], (bool, np.bool_)):
+            raise ConfigError(f"mask_in_info must be True or False, got {opts['mask_in_info']!r}")
         self.mask_in_info = bool(opts["mask_in_info"])
         self.max_steps = max_steps
         self.game = FifthEarthGame(self.config, self.cards)

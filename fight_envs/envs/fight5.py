@@ -169,6 +169,8 @@ class _Fight5Table:
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
+        if not isinstance(mask_in_info, (bool, np.bool_)):
+            raise ConfigError(f"mask_in_info must be True or False, got {mask_in_info!r}")
         self.mask_in_info = bool(mask_in_info)
         self.game = Fight5Game(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]

@@ -84,9 +84,13 @@ class BrawlCards:
         }
 
 
+MAX_COUNT = 10_000
+"""Largest count a card file may give (a deck of 2**62 cards would exhaust memory dealing it)."""
+
+
 def _count(value: Any, where: str, minimum: int = 0) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise CardDataError(f"{where} must be an integer >= {minimum}, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= MAX_COUNT:
+        raise CardDataError(f"{where} must be an integer in {minimum}..{MAX_COUNT:,}, got {value!r}")
     return value
 
 

@@ -50,7 +50,8 @@ def replay(
     check_record_header(record, RECORD_FORMAT, "Fight 5", {"config", "seed", "deals", "actions", "scores"}, game="fight5")
     seed = check_record_seed(record["seed"])
     if not isinstance(record["config"], dict) or not isinstance(record["deals"], list):
-        raise RecordError("record fields 'config' (an object) and 'deals' (a list of bout deals) are malformed")
+        raise RecordError(f"record field 'config' must be an object and 'deals' a list of bout deals; got "
+                          f"{type(record['config']).__name__} and {type(record['deals']).__name__}")
     try:
         config = Fight5Config(**record["config"])
         deals = [parse_deal(d, config.num_players, where=f"deals[{i}]") for i, d in enumerate(record["deals"])]

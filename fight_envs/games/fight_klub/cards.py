@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fight_envs.core.data import decode_json, read_data_text
 from fight_envs.core.errors import CardDataError, FightEnvsError
 
 COLORS = ("blue", "green", "yellow")
@@ -494,7 +495,7 @@ def load_deck(source: str | Path | dict[str, Any] | DeckList, pool: CardPool) ->
     elif isinstance(source, str) and source in pool.decks:
         deck = pool.decks[source]
     elif isinstance(source, (str, Path)) and Path(source).is_file():
-        deck = parse_deck(json.loads(Path(source).read_text(encoding="utf-8")), str(source))
+        deck = parse_deck(decode_json(read_data_text(source, "deck list"), str(source)), str(source))
     else:
         raise CardDataError(f"unknown deck {source!r}; preconstructed decks: {', '.join(pool.decks)}, or a deck-list JSON path or dict")
     validate_deck(deck, pool)
@@ -546,7 +547,8 @@ def load_pool(path: str | Path | None = None, decks_path: str | Path | None = No
         try:
             if p is None:
                 return json.loads(resources.files("fight_envs.games.fight_klub").joinpath(name).read_text(encoding="utf-8"))
-            return json.loads(Path(p).read_text(encoding="utf-8"))
+            what = "card data (option 'cards')" if name == "cards.json" else "deck lists (option 'deck_lists')"
+            return decode_json(read_data_text(p, what), str(p))  # path type, size, UTF-8, depth checked
         except json.JSONDecodeError as e:
             raise CardDataError(f"{p or name}: not valid JSON ({e})") from e
         except OSError as e:

@@ -37,7 +37,7 @@ Run from the repository root::
 
     python benchmarks/bench_selfplay_training.py [--game fight5|brawl|fifth_earth|fight_klub|all]
         [--players 2] [--timesteps 16384] [--only batched multi dummy] [--mix run|start|end]
-        [--repeats 1] [--json out.json]
+        [--repeats 1] [--set key=value ...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -110,10 +110,11 @@ def _timed_collect(self: MaskablePPO, *args: Any, **kwargs: Any) -> bool:
 MaskablePPO.collect_rollouts = _timed_collect  # type: ignore[method-assign]  # this process only
 
 
-def measure(game: str, players: int, name: str, timesteps: int, mix: str, runs_dir: Path, seed: int) -> dict[str, Any]:
+def measure(game: str, players: int, name: str, timesteps: int, mix: str, runs_dir: Path, seed: int,
+            recipe_overrides: list[str] | None = None) -> dict[str, Any]:
     path = recipe(game, players)
-    base = load_config(path)
-    overrides = [*line_overrides(name, base.n_envs, base.ppo.n_steps), *mixes(path)[mix],
+    base = load_config(path, recipe_overrides or [])
+    overrides = [*(recipe_overrides or []), *line_overrides(name, base.n_envs, base.ppo.n_steps), *mixes(path)[mix],
                  f"total_timesteps={timesteps}", f"runs_dir={runs_dir}", f"run_name={game}_{players}p_{name}",
                  "eval.games=0", "progress=none", f"checkpoint_every={10 * timesteps}", f"seed={seed}"]
     config = load_config(path, overrides)
@@ -135,7 +136,7 @@ def bench_game(game: str, players: int, lines: list[str], args: argparse.Namespa
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in lines}
     for k in range(args.repeats):
         for name in lines:
-            run = measure(game, players, name, args.timesteps, args.mix, tmp / f"{game}_{players}_{k}", args.seed)
+            run = measure(game, players, name, args.timesteps, args.mix, tmp / f"{game}_{players}_{k}", args.seed, args.set)
             runs[name].append(run)
             print(f"#   {game} {players}p {name} (run {k + 1}/{args.repeats}): {run['steps_per_second']:,.0f} steps/s, "
                   f"done in {run['total_seconds']} s; load {_loadavg()}", flush=True)
@@ -172,6 +173,8 @@ def main() -> None:
     parser.add_argument("--mix", choices=["run", "start", "end"], default="run")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=1, help="runs per line, interleaved; the fastest is kept")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="recipe overrides applied to every line before its own (e.g. ppo.n_epochs=4)")
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
     games = list(GAMES) if args.game == "all" else [args.game]
@@ -194,7 +197,7 @@ def main() -> None:
     print(f"# load average after: {load_after}")
     if args.json:
         Path(args.json).write_text(json.dumps({"timesteps": args.timesteps, "mix": args.mix, "cpus": cpus,
-                                               "players": args.players, "repeats": args.repeats,
+                                               "players": args.players, "repeats": args.repeats, "set": args.set,
                                                "loadavg_before": load_before, "loadavg_after": load_after,
                                                "machine": platform.machine(), "lines": rows}, indent=2) + "\n")
 

@@ -1,0 +1,51 @@
+"""Slow: a short self-play run of every game's 2-player recipe beats the random baseline clearly.
+
+Each game trains from its own shipped config (``configs/<game>_selfplay_2p.yaml``; Fight 5: the default
+``fight5_selfplay_batched.yaml``) with fewer timesteps, then plays 100 duplicate deals (200 games)
+against ``random``: the trained agent must win at least 65% with the 95% interval above 55%.
+Nothing here is specific to a game's rules, so the test follows each game as it changes.
+Run: ``python -m pytest -q -m slow tests/train/test_learns_every_game.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from fight_envs.agents.base import RandomAgent
+from fight_envs.agents.checkpoint import load_checkpoint_agent
+from fight_envs.agents.evaluate import evaluate
+from fight_envs.registry import make
+from fight_envs.train.config import load_config
+from fight_envs.train.selfplay import train_main
+
+torch.set_num_threads(1)
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+RUNS = {
+    # game: (config, learner decisions, extra overrides)
+    "fight5": ("fight5_selfplay_batched.yaml", 60_000, []),
+    "brawl": ("brawl_selfplay_2p.yaml", 60_000, []),
+    "fifth_earth": ("fifth_earth_selfplay_2p.yaml", 60_000, []),
+    "fight_klub": ("fight_klub_selfplay_2p.yaml", 60_000, []),
+}
+DEALS = 100
+MIN_WIN_RATE = 0.65
+MIN_LOWER_BOUND = 0.55
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(RUNS))
+def test_short_run_beats_random(tmp_path: Path, game: str) -> None:
+    name, steps, extra = RUNS[game]
+    config = load_config(CONFIGS / name, [f"runs_dir={tmp_path}", "run_name=short", f"total_timesteps={steps}",
+                                          "eval.games=0", "progress=none", "opponents.snapshot_every=20000", *extra])
+    run = train_main(config)
+    agent = load_checkpoint_agent(run / "final.zip", game=game)
+    options = config.env.env_options()
+    result = evaluate(lambda: make(config.env.name, api="raw", num_players=2, **options),
+                      [agent, RandomAgent()], num_deals=DEALS, seed=123)
+    stats = result.stats[0]
+    assert stats.win_rate >= MIN_WIN_RATE and stats.win_ci[0] > MIN_LOWER_BOUND, (
+        f"{game}: after {steps:,} decisions the learner scored {stats.win_rate:.3f} {stats.win_ci} against random")

@@ -108,5 +108,5 @@ def scene(game: BrawlGame, viewer: int | None = None) -> Canvas:
         last = "game over" + (" (step limit reached)" if g.truncated else "")
     x0 = 660 if viewer is not None else 30
     t.panel(c, x0, 484, 930 - x0, 100, "last action" if not over else "result")
-    c.text(x0 + 12, 530, last, 13, t.WHITE, max_width=930 - x0 - 24)
+    t.wrapped_text(c, x0 + 12, 514, last, 13, 930 - x0 - 24)
     return c

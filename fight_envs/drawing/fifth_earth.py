@@ -48,12 +48,12 @@ def scene(game: FifthEarthGame, viewer: int | None = None) -> Canvas:
     if g.destination != NOBODY:
         dest += f": {g.cards.destination_names[g.destination]}"
     if g.phase == PHASE_OVER:
-        status = dest + "  ·  game over, winner(s) " + ", ".join(f"P{s}" for s in g.winners())
+        phase = "game over, winner(s) " + ", ".join(f"P{s}" for s in g.winners())
     else:
-        status = dest + f"  ·  {PHASE_NAMES[g.phase]}  ·  knockout round {g.knockout_round}"
+        phase = f"{PHASE_NAMES[g.phase]}: P{g.to_act} to act  ·  knockout round {g.knockout_round}"
         if g.bye != NOBODY:
-            status += f"  ·  bye P{g.bye}"
-    c = t.new_table(f"Fifth-Earth  ·  {n} players  ·  {cfg.format}", status)
+            phase += f"  ·  bye P{g.bye}"
+    c = t.new_table(f"Fifth-Earth  ·  {n} players", f"{cfg.format}  ·  {dest}")
 
     acting = None if g.phase == PHASE_OVER else g.to_act
     pw = (t.WIDTH - 60 - 10 * (n - 1)) / n
@@ -81,6 +81,8 @@ def scene(game: FifthEarthGame, viewer: int | None = None) -> Canvas:
                 c.text(100 + 14 * laid, y + 16, "laid face down", 11, t.MUTED)
             else:
                 c.text(82, y + 16, "to lay" if p == acting else "waiting", 11, t.MUTED)
+
+    c.text(40, 322, phase, 12, t.GOLD, max_width=310)
 
     # the last fight, face up
     f = g.last_fight

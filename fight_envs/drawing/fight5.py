@@ -29,6 +29,59 @@ def _clash_name(c: int) -> str:
     return "middle" if c == 0 else f"c{c}"
 
 
+def _mat(c: Canvas, g: Fight5Game, k: int, x: float, y: float, mw: float, mh: float, winner: int | None,
+         two_rows: bool) -> None:
+    """Clash ``k``: its clash card and stack, the last reveal (one card per sharer, the winner's
+    with a gold rim) and the pot. On the short mats of two rows the last reveal sits beside the
+    clash card (when it fits) and the stack at the end of the pot's row."""
+    sharers = g.topo.sharers[k]
+    ch = min(100.0, mh * (0.42 if two_rows else 0.33))
+    cw = ch * 0.7
+    if g.clash_card[k] != NO_CARD:
+        _card(c, x + 10, y + 24, int(g.clash_card[k]), t.GOLD, "clash", cw, ch)
+    else:
+        c.rect(x + 10, y + 24, cw, ch, None, t.FELT_LINE, 1.5, radius=6)
+    side = x + 22 + cw
+    room = (x + mw - 8 - side) / len(sharers) - 3
+    beside = two_rows
+    per_line = len(sharers) if room >= 24 else (len(sharers) + 1) // 2
+    mini = 24.0 if two_rows else 28.0
+    py = y + 24 + ch + 14
+    if beside:
+        room = (x + mw - 8 - side) / per_line - 3
+        lines = -(-len(sharers) // per_line)
+        _last(c, g, k, side, y + 36, min(room, (ch * 0.85 / lines - 3 * (lines - 1)) / 1.4), winner, label=False,
+              per_line=per_line)
+        t.pile(c, x + mw - 12 - cw * 0.55, py, len(g.clash_stacks[k]), "stack", cw * 0.55, ch * 0.55)
+        pot_right = x + mw - 22 - cw * 0.55
+    else:
+        t.pile(c, side, y + 24 + ch * 0.3, len(g.clash_stacks[k]), "stack", cw * 0.6, ch * 0.6)
+        pot_right = x + mw - 10
+    pot = g.pot[k].sum(axis=0)
+    c.text(x + 10, py + mini * 0.7, f"pot {int(pot.sum())}", 11, t.MUTED, bold=True)
+    ranks = [r for r in range(NUM_RANKS) for _ in range(int(pot[r]))]
+    step = min(mini * 0.75, (pot_right - x - 48 - mini) / max(1, len(ranks) - 1)) if len(ranks) > 1 else 0
+    for i, r in enumerate(ranks):
+        _card(c, x + 48 + i * step, py, r, (150, 150, 150), "", mini, mini * 1.4)
+    if not beside:
+        ly = py + mini * 1.4 + 10
+        lh = min(70.0, y + mh - ly - 8)
+        lw = min(lh / 1.4, (mw - 50) / len(sharers) - 3)
+        c.text(x + 10, ly + lw * 0.7, "last", 11, t.MUTED)
+        _last(c, g, k, x + 42, ly, lw, winner, label=True)
+
+
+def _last(c: Canvas, g: Fight5Game, k: int, x: float, y: float, lw: float, winner: int | None, label: bool,
+          per_line: int = 5) -> None:
+    for i, s in enumerate(g.topo.sharers[k]):
+        rank = int(g.last_plays[k, s])
+        if rank != NO_CARD:
+            cx, cy = x + (i % per_line) * (lw + 3), y + (i // per_line) * (lw * 1.4 + 3)
+            _card(c, cx, cy, rank, t.seat_color(s), f"P{s}", lw, lw * 1.4, highlight=winner == s)
+    if not label:
+        c.text(x, y - 8, "last reveal", 10, t.MUTED)
+
+
 def scene(game: Fight5Game, viewer: int | None = None) -> Canvas:
     g, cfg = game, game.config
     n = g.num_players
@@ -66,34 +119,7 @@ def scene(game: Fight5Game, viewer: int | None = None) -> Canvas:
         y = top + (k // per_row) * (mh + 10)
         sharers = g.topo.sharers[k]
         t.panel(c, x, y, mw, mh, f"{_clash_name(k)}  ·  " + ",".join(f"P{s}" for s in sharers))
-        ch = min(100.0, mh * 0.33)
-        cw = ch * 0.7
-        if g.clash_card[k] != NO_CARD:
-            _card(c, x + 10, y + 24, int(g.clash_card[k]), t.GOLD, "clash", cw, ch)
-        else:
-            c.rect(x + 10, y + 24, cw, ch, None, t.FELT_LINE, 1.5, radius=6)
-        t.pile(c, x + 22 + cw, y + 24 + ch * 0.2, len(g.clash_stacks[k]), "stack", cw * 0.7, ch * 0.7)
-        # the pot: the cards waiting at this clash
-        pot = g.pot[k].sum(axis=0)
-        mini = 26.0 if rows == 1 else 22.0
-        py = y + 24 + ch + 10
-        c.text(x + 10, py + mini * 0.7, f"pot {int(pot.sum())}", 11, t.MUTED, bold=True)
-        ranks = [r for r in range(NUM_RANKS) for _ in range(int(pot[r]))]
-        px = x + 48
-        step = min(mini * 0.75, (mw - 58 - mini) / max(1, len(ranks) - 1)) if len(ranks) > 1 else 0
-        for i, r in enumerate(ranks):
-            _card(c, px + i * step, py, r, (150, 150, 150), "", mini, mini * 1.4)
-        # the last reveal, one small card per sharer, the winner's with a gold rim
-        ly = py + mini * 1.4 + 8
-        lh = min(70.0, y + mh - ly - 8)
-        lw = min(lh / 1.4, (mw - 50) / len(sharers) - 3)
-        lh = lw * 1.4
-        c.text(x + 10, ly + lh / 2, "last", 11, t.MUTED)
-        for i, s in enumerate(sharers):
-            rank = int(g.last_plays[k, s])
-            if rank != NO_CARD:
-                _card(c, x + 42 + i * (lw + 3), ly, rank, t.seat_color(s), f"P{s}", lw, lh,
-                      highlight=winners.get(k) == s)
+        _mat(c, g, k, x, y, mw, mh, winners.get(k), rows == 2)
 
     # the viewer's hand and placements
     if viewer is not None and not g.game_over:

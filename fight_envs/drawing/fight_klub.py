@@ -93,6 +93,12 @@ def scene(game: FightKlubGame, viewer: int | None = None) -> Canvas:
     if viewer is not None and not over:
         hand = [_support_face(g, cid) for cid in g.players[viewer].hand]
         t.hand_row(c, 30, 394, 900, hand, f"P{viewer} hand ({len(hand)})", 62, 84)
+    # the other hands, face down
+    for s, p in enumerate(g.players):
+        if s != viewer and p.hand and not over:
+            x = 30 + (s * 455 if viewer is None else 0)
+            c.text(x + 10, 526, f"P{s} hand", 11, t.MUTED)
+            t.hidden_cards(c, x + 70, 510, len(p.hand), 22, 32, 12)
     line = ""
     if g.pending is not None:
         who = "you" if viewer == g.pending.seat else f"P{g.pending.seat}"

@@ -73,6 +73,8 @@ def card(c: Canvas, x: float, y: float, value: str, color: Color, label: str = "
             c.text(x + w / 2, y + h * 0.52 + (i - 0.5) * size * 1.15, line, size, ink, anchor="middle", bold=True,
                    max_width=w - 6)
     else:
+        if len(value) > 3:  # a word, not a number: no larger than a two-line name
+            size = min(size, h * 0.2)
         while size > 6 and text_width(value, size) > w - 10:
             size -= 1
         c.text(x + w / 2, y + h * 0.52, value, size, ink, anchor="middle", bold=True, max_width=w - 6)
@@ -168,3 +170,18 @@ def hand_row(c: Canvas, x: float, y: float, w: float, cards: list[tuple[str, Col
         corners.append((x + 10 + i * step, y + 22))
         card(c, corners[-1][0], corners[-1][1], value, color, label, card_w, card_h)
     return corners
+
+
+def wrapped_text(c: Canvas, x: float, y: float, text: str, size: float, width: float, max_lines: int = 3,
+                 fill: Color = WHITE, line_height: float = 1.35) -> None:
+    """``text`` broken into lines of at most ``width`` (the last one cut with an ellipsis)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(lines[-1] + " " + word, size) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    if len(lines) > max_lines:
+        lines = lines[: max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+    for i, line in enumerate(lines):
+        c.text(x, y + i * size * line_height, line, size, fill, max_width=width)

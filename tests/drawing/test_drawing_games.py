@@ -61,8 +61,9 @@ def test_only_the_viewers_hand_is_drawn(name: str) -> None:
     env.reset(seed=6)
     play_random(env, 3, seed=6)
     spectator, seat0, seat1 = (draw(env.game, v).to_svg() for v in (None, 0, 1))
-    assert "P0 hand" in seat0 and "P1 hand" not in seat0
-    assert "P1 hand" in seat1 and "P0 hand" not in seat1
+    # the hand panel's title is "P<seat> hand (<count>)"
+    assert "P0 hand (" in seat0 and "P1 hand (" not in seat0
+    assert "P1 hand (" in seat1 and "P0 hand (" not in seat1
     assert "hand (" not in spectator
 
 

@@ -99,7 +99,7 @@ def test_a_seat_sees_only_its_own_hand(browser: Browser, page: Path) -> None:
     b.open(page.as_uri() + "#step=3&seat=1")
     assert _state(b) == ("3", "1")
     text = b.evaluate("document.getElementById('stage').textContent")
-    assert "P1 hand" in text and "P0 hand" not in text
+    assert "P1 hand (" in text and "P0 hand (" not in text
     # the spectator: no hand at all; P0 placed three cards by step 3, which P1's and the
     # spectator's pictures do not show
     b.evaluate("(() => { const s = document.getElementById('seat'); s.value = '0';"

@@ -140,7 +140,8 @@ def _check_metadata_types(meta: dict[str, Any], side: Path) -> None:
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise CheckpointError(f"{side}: format_version must be a positive integer, got {version!r}")
     if version > CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(f"{side} has format_version {version}; this fight-envs reads up to {CHECKPOINT_FORMAT_VERSION}")
+        raise CheckpointError(f"{side} has format_version {version}; this fight-envs reads format_version 1.."
+                              f"{CHECKPOINT_FORMAT_VERSION} only (a newer fight-envs wrote it?)")
     for key in ("game", "env"):
         if not isinstance(meta[key], str) or not meta[key]:
             raise CheckpointError(f"{side}: {key!r} must be a non-empty string, got {meta[key]!r}")
@@ -448,10 +449,10 @@ def _read_data_checkpoint(path: Path, device: str, with_training: bool = False) 
     try:
         policy.load_state_dict(state)
     except (RuntimeError, ValueError, TypeError) as e:
-        raise CheckpointError(f"{path}: the stored weights do not fit the stored policy description: "
-                              f"{str(e).splitlines()[0][:300]}") from e
+        raise CheckpointError(f"{path}: the stored weights do not fit the stored policy description (they must have "
+                              f"the parameters and shapes of the network it describes): {str(e).splitlines()[0][:300]}") from e
     if not all(bool(torch.isfinite(v).all()) for v in state.values() if v.is_floating_point()):
-        raise CheckpointError(f"{path}: the stored weights hold NaN or infinite values; a policy's weights are finite")
+        raise CheckpointError(f"{path}: the stored weights hold NaN or infinite values; a policy's weights must be finite")
     policy.set_training_mode(False)
     return policy, header["policy"], optimizer, training
 

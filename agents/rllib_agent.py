@@ -232,7 +232,8 @@ def build_module(spec: Any, path: Path) -> Any:
     from fight_envs.train.features import FEATURES
 
     if not isinstance(spec, dict):
-        raise RLlibCheckpointError(f"{path}: {METADATA_NAME} has no 'module' object describing the network")
+        raise RLlibCheckpointError(f"{path}: {METADATA_NAME} must have a 'module' object describing the network "
+                                   "(the data-only export writes one)")
     for key in ("class", "obs_key", "observation_size", "observation_low", "observation_high", "num_actions", "model_config"):
         if key not in spec:
             raise RLlibCheckpointError(f"{path}: {METADATA_NAME} 'module' lacks {key!r}")
@@ -310,7 +311,8 @@ def _load_data_module(path: Path) -> tuple[Any, dict[str, Any]]:
     try:
         module.load_state_dict(state, strict=True)
     except (RuntimeError, ValueError, TypeError) as e:
-        raise RLlibCheckpointError(f"{path}: the stored weights do not fit the described module: "
+        raise RLlibCheckpointError(f"{path}: the stored weights do not fit the described module (they must have its "
+                                   "parameters and shapes): "
                                    f"{str(e).splitlines()[0][:300]}") from e
     if not all(bool(torch.isfinite(v).all()) for v in state.values() if v.is_floating_point()):
         raise RLlibCheckpointError(f"{path}: the stored weights hold NaN or infinite values; a module's weights are finite")
@@ -350,7 +352,7 @@ def load_rllib_agent(path: str | Path, game: str | None = None, deterministic: b
         raise RLlibCheckpointError(f"loading {path} needs Ray RLlib: pip install 'fight-envs[rllib]' ({e})") from e
     meta = read_rllib_metadata(module_dir)
     if game is not None and meta.get("game") and meta["game"] != game:
-        raise RLlibCheckpointError(f"{path} was trained on {meta['game']!r}, not {game!r}")
+        raise RLlibCheckpointError(f"{path} was trained on {meta['game']!r}, not {game!r}; only a {game} agent can play here")
     if data_only:
         module, meta = _load_data_module(path)
     else:

@@ -478,9 +478,9 @@ def _coerce(value: Any, ftype: Any, key: str) -> Any:
             raise ConfigError(f"{key} must be an integer, got {value!r}")
         try:
             number = float(value)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise ConfigError(f"{key} must be an integer, got {value!r}") from e
-        if number != int(number):
+        if not math.isfinite(number) or number != int(number):
             raise ConfigError(f"{key} must be an integer, got {value!r}")
         return int(number)
     if ftype is float:

@@ -353,7 +353,7 @@ def preflight(config: Config) -> None:
 
     game = game_of(config.env.name)
     shapes = set()
-    for n in sorted(set(config.env.num_players) | ({config.eval.num_players} if config.eval.games > 0 else set())):
+    for n in sorted(set(config.env.num_players) | {config.eval.num_players}):
         try:
             env = make(config.env.name, api="raw", **{**config.env.env_options(), "num_players": n})
         except (ValueError, TypeError, KeyError) as e:
@@ -369,7 +369,7 @@ def preflight(config: Config) -> None:
             raise ConfigError(f"ppo.features={config.ppo.features!r} does not fit {config.env.name}: {e}; "
                               f"use ppo.features=flat") from None
     names = set(config.opponents.names()) - {SELF}
-    names |= set(config.eval.baselines) if config.eval.games > 0 else set()
+    names |= set(config.eval.baselines)
     for name in sorted(names):
         try:
             make_baseline(name, game)

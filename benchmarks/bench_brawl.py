@@ -14,9 +14,14 @@ Lines, per fighter count (2..8):
 * ``brawl_v0.parallel_env``: the parallel conversion.
 * ``connect_four_v3.env``: the reference; the ratio column divides every line by it.
 
-``--no-windows`` measures with ``chaos_windows=False``. Run from the repository root::
+The envs run with their defaults (the standard rules); ``--rules classic`` measures the first
+release's rules and ``--no-windows`` adds ``chaos_windows=False``. The machine may be shared, so
+the lines are measured in ``--rounds`` rounds, each round timing the reference right before the
+Brawl lines, and the ratio column is the median over rounds of each round's ratio (CPU time).
+Run from the repository root::
 
-    python benchmarks/bench_brawl.py [--seconds 2] [--players 2 3 5 8] [--no-windows] [--json out.json]
+    python benchmarks/bench_brawl.py [--seconds 1] [--rounds 3] [--players 2 3 5 8] [--rules standard]
+                                     [--no-windows] [--json out.json]
 """
 
 from __future__ import annotations
@@ -80,15 +85,15 @@ def run_aec(name: str, players: int, make: Callable[[], Any], seconds: float) ->
     return _timed(name, players, seconds, lambda i: play_aec_game(env, rng, i, sample))
 
 
-def run_parallel(players: int, seconds: float, windows: bool) -> Timing:
-    env = brawl_v0.parallel_env(num_players=players, chaos_windows=windows)
+def run_parallel(players: int, seconds: float, options: dict[str, Any]) -> Timing:
+    env = brawl_v0.parallel_env(num_players=players, **options)
     rng = np.random.default_rng(0)
 
     def one(i: int) -> int:
         obs, _ = env.reset(seed=i)
         n = 0
         while env.agents:
-            actions = {a: (sample(o["action_mask"], rng) if o["action_mask"].any() else 0) for a, o in obs.items()}
+            actions = {a: sample(o["action_mask"], rng) for a, o in obs.items()}  # PASS for those waiting
             obs, *_ = env.step(actions)
             n += 1
         return n
@@ -96,8 +101,8 @@ def run_parallel(players: int, seconds: float, windows: bool) -> Timing:
     return _timed("brawl_v0.parallel_env", players, seconds, one)
 
 
-def run_engine(players: int, seconds: float, windows: bool) -> Timing:
-    game = BrawlGame(BrawlConfig(num_players=players, chaos_windows=windows))
+def run_engine(players: int, seconds: float, options: dict[str, Any]) -> Timing:
+    game = BrawlGame(BrawlConfig(num_players=players, **options))
     rng = np.random.default_rng(0)
 
     def one(i: int) -> int:
@@ -112,37 +117,56 @@ def run_engine(players: int, seconds: float, windows: bool) -> Timing:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per line")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per line and round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (the ratio is the median over rounds)")
     parser.add_argument("--players", type=int, nargs="+", default=list(range(2, 9)))
+    parser.add_argument("--rules", default="standard", help="rule set: standard (default) or classic")
     parser.add_argument("--no-windows", action="store_true", help="chaos_windows=False")
     parser.add_argument("--json", help="also write the timings here")
     args = parser.parse_args(argv)
-    windows = not args.no_windows
-    timings: list[Timing] = []
+    options: dict[str, Any] = {"rules": args.rules}
+    if args.no_windows:
+        options["chaos_windows"] = False
     try:
         from pettingzoo.classic import connect_four_v3
-
-        timings.append(run_aec(REFERENCE, 2, connect_four_v3.env, args.seconds))
     except ImportError as exc:  # connect_four needs pygame
+        connect_four_v3 = None
         print(f"connect_four_v3 unavailable ({exc}); ratios left out", file=sys.stderr)
-    for n in args.players:
-        timings.append(run_engine(n, args.seconds, windows))
-        timings.append(run_aec("brawl_v0.raw_env", n, lambda n=n: brawl_v0.raw_env(num_players=n, chaos_windows=windows),
-                               args.seconds))
-        timings.append(run_aec("brawl_v0.env", n, lambda n=n: brawl_v0.env(num_players=n, chaos_windows=windows),
-                               args.seconds))
-        timings.append(run_parallel(n, args.seconds, windows))
-    ref = next((t for t in timings if t.name == REFERENCE), None)
-    print(f"Brawl throughput, chaos_windows={windows}, {args.seconds:g} s per line, agent decisions per second")
+    rounds: list[list[Timing]] = []
+    for _ in range(args.rounds):
+        timings: list[Timing] = []
+        for n in args.players:
+            if connect_four_v3 is not None:
+                timings.append(run_aec(REFERENCE, 2, connect_four_v3.env, args.seconds))
+            timings.append(run_engine(n, args.seconds, options))
+            timings.append(run_aec("brawl_v0.raw_env", n, lambda n=n: brawl_v0.raw_env(num_players=n, **options),
+                                   args.seconds))
+            timings.append(run_aec("brawl_v0.env", n, lambda n=n: brawl_v0.env(num_players=n, **options), args.seconds))
+            timings.append(run_parallel(n, args.seconds, options))
+        rounds.append(timings)
+    print(f"Brawl throughput, options={options}, {args.seconds:g} s per line, {args.rounds} rounds, "
+          f"agent decisions per second (sums over rounds), ratio: median over rounds")
     print(f"{'line':<24}{'players':>8}{'games':>8}{'dec/s wall':>13}{'dec/s cpu':>12}{'x c4 (cpu)':>12}")
-    for t in timings:
-        ratio = f"{t.per_cpu_s / ref.per_cpu_s:.2f}" if ref else "-"
-        print(f"{t.name:<24}{t.players:>8}{t.games:>8}{t.per_wall_s:>13,.0f}{t.per_cpu_s:>12,.0f}{ratio:>12}")
+    rows = []
+    for k, t0 in enumerate(rounds[0]):
+        if t0.name == REFERENCE:
+            continue
+        same = [r[k] for r in rounds]
+        total = Timing(t0.name, t0.players, sum(t.decisions for t in same), sum(t.games for t in same),
+                       sum(t.wall_s for t in same), sum(t.cpu_s for t in same))
+        ratio = None
+        if connect_four_v3 is not None:
+            ref_index = max(j for j in range(k) if rounds[0][j].name == REFERENCE)
+            ratio = float(np.median([r[k].per_cpu_s / r[ref_index].per_cpu_s for r in rounds]))
+        rows.append((total, ratio))
+        text = f"{ratio:.2f}" if ratio is not None else "-"
+        print(f"{total.name:<24}{total.players:>8}{total.games:>8}{total.per_wall_s:>13,.0f}{total.per_cpu_s:>12,.0f}"
+              f"{text:>12}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"chaos_windows": windows, "seconds": args.seconds,
-                       "timings": [asdict(t) | {"per_wall_s": t.per_wall_s, "per_cpu_s": t.per_cpu_s} for t in timings]},
-                      fh, indent=2)
+            json.dump({"options": options, "seconds": args.seconds, "rounds": args.rounds,
+                       "timings": [asdict(t) | {"per_wall_s": t.per_wall_s, "per_cpu_s": t.per_cpu_s, "x_c4": r}
+                                   for t, r in rows]}, fh, indent=2)
     return 0
 
 

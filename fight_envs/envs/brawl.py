@@ -185,6 +185,7 @@ class _BrawlTable:
             self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         self.seed: int | None = None
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        self._mask_cache: tuple[int, np.ndarray] = (-1, np.zeros(NUM_ACTIONS, dtype=np.int8))
         # seat -> absolute seats in egocentric order (np.roll is slow on the per-step path)
         self._relative = [np.array([(s + k) % num_players for k in range(num_players)]) for s in range(num_players)]
 
@@ -204,6 +205,7 @@ class _BrawlTable:
         self.seed = seed_used
         self.game.new_game(rng, parsed)
         self._obs_cache.clear()
+        self._mask_cache = (-1, self._mask_cache[1])
 
     def observe_state(self, game: BrawlGame, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """(observation vector, action mask) of ``seat`` in any ``game`` (a determinization, say)."""
@@ -218,7 +220,16 @@ class _BrawlTable:
         if cached is None or cached[0] != g.version:
             cached = (g.version, encode(g, seat))
             self._obs_cache[seat] = cached
-        return {"observation": cached[1], "action_mask": g.legal_action_mask(seat)}
+        return {"observation": cached[1], "action_mask": self.mask(seat)}
+
+    def mask(self, seat: int) -> np.ndarray:
+        """A fresh copy of ``seat``'s action mask (computed once per game state, for the decider)."""
+        g = self.game
+        if seat != g.actor:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self._mask_cache[0] != g.version:
+            self._mask_cache = (g.version, g.legal_action_mask(seat))
+        return self._mask_cache[1].copy()
 
     def info(self, seat: int, mask: np.ndarray, sizes: np.ndarray | None = None) -> dict[str, Any]:
         """Info of ``seat``; ``sizes`` (every hand's size) may be passed in when already computed."""
@@ -238,12 +249,16 @@ class _BrawlTable:
         """Every agent's info; only the deciding fighter's mask is computed, the rest are zeros."""
         g = self.game
         sizes = g.hands.sum(axis=1)
-        actor = g.current_player() if not g.is_over() else -1
+        if self.mask_in_info:
+            return {agent: self.info(self.seat[agent], self.mask(self.seat[agent]), sizes) for agent in agents}
+        place, steps, phase, n = g.place.tolist(), g.steps, int(g.phase), len(sizes)
+        twice = np.concatenate((sizes, sizes))  # egocentric hand sizes of seat s: twice[s:s + n]
+        listed = sizes.tolist()
         out = {}
         for agent in agents:
             seat = self.seat[agent]
-            mask = g.legal_action_mask(seat) if seat == actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
-            out[agent] = self.info(seat, mask, sizes)
+            out[agent] = {"hand_size": listed[seat], "hand_sizes": twice[seat:seat + n], "place": place[seat],
+                          "steps": steps, "phase": phase}
         return out
 
     def final_rewards(self) -> np.ndarray:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from fight_envs.games.brawl.cards import NUM_CARD_TYPES
-from fight_envs.games.brawl.rules import MAX_PLAYERS, NO_CARD, NO_SEAT, NUM_ACTIONS, NUM_PHASES, BrawlGame
+from fight_envs.games.brawl.rules import MAX_PLAYERS, NO_CARD, NO_SEAT, NUM_ACTIONS, NUM_PHASES, BrawlGame, Phase
 
 _LAYOUT: list[tuple[str, int]] = [
     ("hand", NUM_CARD_TYPES), ("hand_sizes", MAX_PLAYERS), ("present", MAX_PLAYERS), ("fighting", MAX_PLAYERS),
@@ -61,29 +61,33 @@ OBS_HIGH = 200.0
 _S = {name: sl.start for name, sl in OBS_SLICES.items()}
 _REL = {n: [np.array([(s + k) % n for k in range(n)]) for s in range(n)] for n in range(1, MAX_PLAYERS + 1)}
 """_REL[n][seat][k]: the absolute seat of relative seat k."""
-_PRESENT = {n: np.ones(n, dtype=np.float32) for n in range(1, MAX_PLAYERS + 1)}
+_HAND_SIZES, _PRESENT_AT, _FIGHTING = _S["hand_sizes"], _S["present"], _S["fighting"]
+_DISCARD, _KNOWN = _S["discard"], _S["known"]
 
 
 def encode(game: BrawlGame, seat: int) -> np.ndarray:
     """The observation vector of ``seat``."""
     n = game.num_players
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    rel = _REL[n][seat]
     hands = game.hands
     obs[0:NUM_CARD_TYPES] = hands[seat]
-    i = _S["hand_sizes"]
-    obs[i:i + n] = hands.sum(axis=1)[rel]
-    i = _S["present"]
-    obs[i:i + n] = 1.0
-    active = game.active[rel]
-    i = _S["fighting"]
-    obs[i:i + n] = active
+    sizes = hands.sum(axis=1)
+    i = _HAND_SIZES
+    if seat:
+        obs[i:i + n - seat] = sizes[seat:]
+        obs[i + n - seat:i + n] = sizes[:seat]
+    else:
+        obs[i:i + n] = sizes
+    obs[_PRESENT_AT:_PRESENT_AT + n] = 1.0
+    active = game.active
+    i = _FIGHTING
+    obs[i:i + n - seat] = active[seat:]
+    obs[i + n - seat:i + n] = active[:seat]
     if game.finish_order:
         i = _S["place"]
-        obs[i:i + n] = game.place[rel] / n
+        obs[i:i + n] = game.place[_REL[n][seat]] / n
     obs[_S["draw_pile"]] = len(game.draw_pile)
-    i = _S["discard"]
-    obs[i:i + NUM_CARD_TYPES] = game.discard_counts
+    obs[_DISCARD:_DISCARD + NUM_CARD_TYPES] = game.discard_counts
     if game.table:
         i = _S["table"]
         for c in game.table:
@@ -108,17 +112,26 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
         obs[_S["last_actor"] + (last.seat - seat) % n] = 1.0
     obs[_S["showdown"]] = float(game.showdown)
     obs[_S["progress"]] = game.steps / game.config.step_limit
-    i = _S["known"]
-    if game.showdown and game.config.showdown == "open":
-        public = np.where(game.active[:, None], hands, game.known)
-    else:
-        public = game.known
-    obs[i:i + n * NUM_CARD_TYPES] = public[rel].ravel()
-    obs[i:i + NUM_CARD_TYPES] = 0.0  # my own row: my hand is in ``hand``
-    i = _S["chaos_played"]
-    obs[i:i + n] = game.chaos_played[rel]
+    # in the open showdown every hand still fighting is face up (a MASTER's hand and memory are
+    # empty while the game goes on; once it is over the last fighter's cards stay hidden)
+    open_hands = game.showdown and game.config.showdown == "open" and game.phase != Phase.OVER
+    public = hands if open_hands else game.known
+    if public is hands or public.any():
+        i = _KNOWN
+        rows = public.ravel()
+        cut = seat * NUM_CARD_TYPES
+        obs[i:i + n * NUM_CARD_TYPES - cut] = rows[cut:]
+        obs[i + n * NUM_CARD_TYPES - cut:i + n * NUM_CARD_TYPES] = rows[:cut]
+        obs[i:i + NUM_CARD_TYPES] = 0.0  # my own row: my hand is in ``hand``
+    if game.chaos_spent:
+        i = _S["chaos_played"]
+        played = game.chaos_played
+        obs[i:i + n - seat] = played[seat:]
+        obs[i + n - seat:i + n] = played[:seat]
     obs[_S["battle_attacks"]] = b.attacks
     # Custom card data may hold far more cards than the standard deck; clip so the observation
-    # always lies inside its Box (only card counts above OBS_HIGH are affected).
-    np.minimum(obs, OBS_HIGH, out=obs)
+    # always lies inside its Box (only card counts above OBS_HIGH are affected; every feature is
+    # at most the deck's size or 1, so a deck of OBS_HIGH cards or fewer needs no clipping).
+    if game.cards.deck_size > OBS_HIGH:
+        np.minimum(obs, OBS_HIGH, out=obs)
     return obs

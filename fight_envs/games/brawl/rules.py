@@ -378,6 +378,32 @@ class BrawlGame:
             mask[p:p + 2] = hand[p:p + 2] > 0
         return mask
 
+    def is_legal(self, seat: int, a: int) -> bool:
+        """``legal_action_mask(seat)[a]``, without building the mask (the per-step check)."""
+        if seat != self.actor or self.phase == Phase.OVER or not 0 <= a < NUM_ACTIONS:
+            return False
+        ph = self.phase
+        if ph == Phase.CHAOS_DIRECTION:
+            return a == CLOCKWISE or a == COUNTER_CLOCKWISE
+        hand = self.hands[seat]
+        if a == CHAOS:
+            return bool(hand[CHAOS] > 0)
+        if ph == Phase.WINDOW:
+            return a == PASS
+        if ph == Phase.ATTACK:
+            if a == PASS:
+                return not (hand[:NUM_ATTACKS] > 0).any()
+            return a < NUM_ATTACKS and bool(hand[a] > 0)
+        if a == PASS:
+            return True
+        if ph == Phase.DEFEND:
+            return (a == self.battle.attack_card or JUMP <= a <= BLOCK) and bool(hand[a] > 0)
+        if a >= NUM_ATTACKS:
+            return False
+        if ph == Phase.COUNTER_FOLLOW:
+            return bool(hand[a] > 0)
+        return a >> 1 == self.battle.element and bool(hand[a] > 0)
+
     def public_hand(self, seat: int) -> np.ndarray:
         """What the table knows of ``seat``'s hand, per card type (all of it in an open showdown)."""
         if self.showdown and self.config.showdown == "open" and self.active[seat]:
@@ -467,8 +493,8 @@ class BrawlGame:
         if self.phase == Phase.OVER:
             raise IllegalActionError("the game is over; no action is legal")
         action = as_action(action)
-        mask = self.legal_action_mask(seat)
-        if not _is_int(action) or not 0 <= action < NUM_ACTIONS or not mask[action]:
+        if not _is_int(action) or not self.is_legal(seat, int(action)):
+            mask = self.legal_action_mask(seat)
             legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask)) or "none"
             if seat != self.actor:
                 raise IllegalActionError(f"seat {seat} played {action!r} but it is seat {self.actor}'s decision")

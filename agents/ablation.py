@@ -128,6 +128,7 @@ def run_ablation(
     seed: int = 0,
     kinds: tuple[str, ...] | None = None,
     progress: Callable[[str], None] | None = None,
+    env_options: dict[str, Any] | None = None,
 ) -> AblationResult:
     """Ablate every decision kind of ``game`` (or ``kinds``) from ``agent`` (a spec); see the module docstring."""
     from fight_envs.agents.ladder import env_name
@@ -140,7 +141,7 @@ def run_ablation(
     unknown = [k for k in kinds if k not in all_kinds]
     if unknown:
         raise ValueError(f"unknown decision kinds {unknown} for {base}; kinds: {', '.join(all_kinds)}")
-    env_fn = lambda: make(env_name(base), api="raw", num_players=num_players)  # noqa: E731
+    env_fn = lambda: make(env_name(base), api="raw", num_players=num_players, **(env_options or {}))  # noqa: E731
     rows: list[KindCost] = []
     for i, kind in enumerate(kinds):
         reference = make_agent(agent, game=base, seed=seed)

@@ -52,6 +52,7 @@ ONE_LINE_RULES: dict[str, tuple[str, ...]] = {
 """Each game's simplest sensible one-line rule agents, by registry name."""
 SEARCH_BUDGETS: dict[str, tuple[str, str]] = {
     "fight5": ("search:sims=16,horizon=bout,tail=greedy", "search:sims=48,horizon=bout,tail=greedy"),
+    "fifth_earth": ("search:sims=8,rollout=random", "search:sims=32,rollout=random"),
 }
 """Each game's two search budgets on the ladder (default for other games: ``DEFAULT_SEARCH_BUDGETS``)."""
 DEFAULT_SEARCH_BUDGETS = ("search:sims=16", "search:sims=64")
@@ -169,8 +170,11 @@ def run_ladder(
     notes: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
     bootstrap: int = 200,
+    env_options: dict[str, Any] | None = None,
 ) -> LadderResult:
-    """Play every pairing of ``specs`` (agent specs of ``game``) in ``num_deals`` duplicate deals; rate them."""
+    """Play every pairing of ``specs`` (agent specs of ``game``) in ``num_deals`` duplicate deals; rate them.
+
+    ``env_options``: constructor options of the env besides ``num_players`` (e.g. a shorter game)."""
     from fight_envs.agents.registry import game_name, make_agent
     from fight_envs.registry import make
 
@@ -180,7 +184,7 @@ def run_ladder(
         raise ValueError(f"a ladder needs at least two agents, got {list(specs)}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"each agent may appear once on a ladder, got {list(specs)}")
-    env_fn = lambda: make(env_name(base), api="raw", num_players=num_players)  # noqa: E731
+    env_fn = lambda: make(env_name(base), api="raw", num_players=num_players, **(env_options or {}))  # noqa: E731
     probe: list[Agent] = [make_agent(s, game=base, seed=seed) for s in specs]
     labels = [a.label for a in probe]
     rows: list[tuple[int, int, float, int, int]] = []

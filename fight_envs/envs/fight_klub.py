@@ -82,6 +82,7 @@ from fight_envs.games.fight_klub.render import render_text
 from fight_envs.games.fight_klub.rules import (
     DECISION_KINDS,
     NUM_ACTIONS,
+    MAX_TURNS,
     FightKlubConfig,
     FightKlubGame,
     max_decisions_per_turn,
@@ -96,7 +97,8 @@ ENV_OPTIONS: dict[str, Any] = {
     "reward": "outcome",
     "decks": None,
     "deck_pool": None,
-    "max_turns": 40,
+    "max_turns": MAX_TURNS,
+    "ask_moot_orders": False,
     "render_mode": None,
     "viewer": None,
     "cards": None,
@@ -133,7 +135,7 @@ class raw_env(AECMixin, AECEnv):
         if not isinstance(pool_names, (list, tuple)) or not pool_names:
             raise ConfigError(f"option 'deck_pool' must be a non-empty list of deck names, got {pool_names!r}")
         self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
-        self.config = FightKlubConfig(max_turns=opts["max_turns"])
+        self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"])
         check_render_mode(opts["render_mode"])
         if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
             raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
@@ -152,19 +154,22 @@ class raw_env(AECMixin, AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
         check_options(options, RESET_OPTIONS, "reset option", warn_only=True)
-        rng, self.seed_used = make_rng(seed)
-        if options.get("decks") is not None:
-            decks = _deck_pair(options["decks"], "reset option 'decks'", self.pool)
-        elif self.fixed_decks is not None:
-            decks = self.fixed_decks
-        else:
-            # drawn from the seed's generator first, so the same seed gives the same pairing
-            decks = [self.deck_pool[int(i)] for i in rng.integers(len(self.deck_pool), size=2)]
+        # every option is checked, and the new game dealt, before anything of the env changes: a
+        # refused reset leaves the previous game as it was
+        decks = None if options.get("decks") is None else _deck_pair(options["decks"], "reset option 'decks'", self.pool)
         orders = options.get("orders")
         if orders is not None and (not isinstance(orders, (list, tuple)) or len(orders) != 2):
             raise ConfigError(f"reset option 'orders' must be a list of 2 entries (one per seat, or None), got {orders!r}")
-        self.game = FightKlubGame(self.pool, decks, self.config)
-        self.game.new_game(rng, drop=options.get("drop"), orders=orders)
+        drop = options.get("drop")
+        if drop is not None and (isinstance(drop, bool) or not isinstance(drop, (int, np.integer)) or drop not in (0, 1)):
+            raise ConfigError(f"reset option 'drop' must be seat 0 or 1, got {drop!r}")
+        rng, seed_used = make_rng(seed)
+        if decks is None:
+            # drawn from the seed's generator first, so the same seed gives the same pairing
+            decks = self.fixed_decks or [self.deck_pool[int(i)] for i in rng.integers(len(self.deck_pool), size=2)]
+        game = FightKlubGame(self.pool, decks, self.config)
+        game.new_game(rng, drop=None if drop is None else int(drop), orders=orders)  # DealError: nothing changed yet
+        self.game, self.seed_used = game, seed_used
         self._obs_cache.clear()
         self._start_episode()
         self._sync()

@@ -1,6 +1,7 @@
 """Scenario helpers for the Fight Klub tests: games with chosen stacks, and a scripted driver.
 
-``new_game`` deals stacks and decks in a given order (the named cards on top, the rest of the
+``new_game`` deals stacks and decks in a given order (in the draft-faithful mode that asks every
+ordering, ``ask_moot_orders=True``, unless told otherwise) (the named cards on top, the rest of the
 deck after them), ``empty_hands`` puts both hands back under the Draw deck, and ``play_until``
 drives the game with a fixed plain policy (pass if allowed, else option 0, else the first legal
 action) until the pending decision is of a given kind.
@@ -12,10 +13,30 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fight_envs.games.fight_klub.cards import DEFAULT_POOL, DeckList, Effect
+import json
+from pathlib import Path
+
+from fight_envs.games.fight_klub.cards import CardPool, DeckList, Effect, parse_deck, parse_pool
 from fight_envs.games.fight_klub.rules import HAND0, OPTION0, PASS, SUPPORT0, Decision, FightKlubConfig, FightKlubGame
 
-POOL = DEFAULT_POOL
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenario_pool"
+
+
+def _scenario_pool() -> CardPool:
+    """The fixed card pool the rule scenarios are written against (the first release's cards).
+
+    The package's own pool is tuned for balance; a rule test must not change with it. The deck
+    lists are taken as they are (some pay colours through tokens a test puts into the pool, which
+    the ``colours`` construction rule would refuse): the engine plays any deck it is given.
+    """
+    cards = json.loads((SCENARIO_DIR / "cards.json").read_text(encoding="utf-8"))
+    decks = json.loads((SCENARIO_DIR / "decks.json").read_text(encoding="utf-8"))
+    pool = parse_pool(cards)
+    return CardPool(characters=pool.characters, fight=pool.fight, support=pool.support,
+                    decks={d["name"]: parse_deck(d) for d in decks}, fight_ids=pool.fight_ids, support_ids=pool.support_ids)
+
+
+POOL = _scenario_pool()
 
 
 def ordered(ids: list[str], top: Sequence[str]) -> list[str]:
@@ -26,11 +47,12 @@ def ordered(ids: list[str], top: Sequence[str]) -> list[str]:
 
 
 def new_game(d0: str = "vega_blitz", d1: str = "hollow_control", drop: int = 0, fight0: Sequence[str] = (),
-             fight1: Sequence[str] = (), draw0: Sequence[str] = (), draw1: Sequence[str] = (), max_turns: int = 40) -> FightKlubGame:
+             fight1: Sequence[str] = (), draw0: Sequence[str] = (), draw1: Sequence[str] = (), max_turns: int = 40,
+             ask_moot_orders: bool = True) -> FightKlubGame:
     decks: list[DeckList] = [POOL.decks[d0], POOL.decks[d1]]
     orders = [{"fight": ordered(decks[0].fight_ids(), fight0), "draw": ordered(decks[0].draw_ids(), draw0)},
               {"fight": ordered(decks[1].fight_ids(), fight1), "draw": ordered(decks[1].draw_ids(), draw1)}]
-    g = FightKlubGame(POOL, decks, FightKlubConfig(max_turns=max_turns))
+    g = FightKlubGame(POOL, decks, FightKlubConfig(max_turns=max_turns, ask_moot_orders=ask_moot_orders))
     g.new_game(np.random.default_rng(0), drop=drop, orders=orders)
     return g
 
@@ -39,6 +61,7 @@ def empty_hands(g: FightKlubGame) -> None:
     for p in g.players:
         p.draw_deck.extend(p.hand)
         p.hand.clear()
+        p.hand_slots.clear()
 
 
 def give(g: FightKlubGame, seat: int, *ids: str) -> None:

@@ -61,7 +61,9 @@ def test_preconstructed_decks_are_legal() -> None:
     for deck in DEFAULT_POOL.decks.values():
         validate_deck(deck, DEFAULT_POOL)
         assert len(deck.fight_ids()) == 12 and len(deck.draw_ids()) == 27
-    assert len({d.character for d in DEFAULT_POOL.decks.values()}) == 4
+    assert len({d.character for d in DEFAULT_POOL.decks.values()}) == 6
+    sides = [DEFAULT_POOL.characters[d.character].affiliation for d in DEFAULT_POOL.decks.values()]
+    assert sides.count("hero") >= 3 and sides.count("villain") >= 3
 
 
 def _deck(**change: object) -> DeckList:
@@ -218,7 +220,7 @@ def test_effects_that_can_fire_still_load() -> None:
     # "additional cost to play" gametext: the one cost field is the whole cost
     pytest.param("h_sabotage", lambda c: c.update(additional_cost={"discard": 1}), "unknown field(s) ['additional_cost']", id="additional-cost"),
     # a coloured BURN ("⦾ BURNS 1 blue"): burn takes any tokens of the burner's choice
-    pytest.param("h_drain", lambda c: c["effects"][0].update(color="blue"), "op 'burn' takes no field(s) ['color']", id="coloured-burn"),
+    pytest.param("v_drain", lambda c: c["effects"][0].update(color="blue"), "op 'burn' takes no field(s) ['color']", id="coloured-burn"),
     # Retrieve "placed according to the card": Retrieve always puts the card into hand
     pytest.param("h_library", lambda c: c["actions"][0]["effects"][0].update(to="support"), "op 'retrieve' takes no field(s) ['to']", id="retrieve-destination"),
     # a Damage Marker total over "fight cards this round": only the current fight's cards are measured
@@ -263,3 +265,95 @@ def test_preconstructed_decks_differ() -> None:
             cb = dict(b.fight + b.draw)
             shared = sum(min(n, cb.get(cid, 0)) for cid, n in ca.items())
             assert shared <= 20, f"{a.name} and {b.name} share {shared} of 39 cards"
+
+
+_BAD_COUNTS = [pytest.param(v, id=repr(v)) for v in (-5, 0, 2.5, True, "3", None)]
+
+
+@pytest.mark.parametrize("bad", _BAD_COUNTS)
+@pytest.mark.parametrize("entry", ["dict", "file", "DeckList"])
+def test_every_count_is_an_integer_of_one_or_more_wherever_a_deck_enters(entry: str, bad: object, tmp_path: Path) -> None:
+    vega = DEFAULT_POOL.decks["vega_blitz"]
+    data = vega.to_json()
+    data["fight"]["h_jab"] = bad  # seat 0 once started with a 17-card Fight stack from a count of -5
+    if entry == "DeckList":
+        deck = DeckList(vega.name, vega.character, tuple(data["fight"].items()), vega.draw)
+        with pytest.raises(DeckError) as info:
+            load_deck(deck, DEFAULT_POOL)
+        assert info.value.rule == "counts" and "'h_jab'" in str(info.value)
+        return
+    source: object = data
+    if entry == "file":
+        path = tmp_path / "deck.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        source = str(path)
+    with pytest.raises(CardDataError, match="count of 'h_jab' must be a positive integer"):
+        load_deck(source, DEFAULT_POOL)  # type: ignore[arg-type]
+
+
+def test_deck_lists_as_lists_of_ids_and_repeated_entries() -> None:
+    vega = DEFAULT_POOL.decks["vega_blitz"]
+    data = {"name": "listed", "character": vega.character, "fight": vega.fight_ids(), "draw": vega.draw_ids()}
+    deck = load_deck(data, DEFAULT_POOL)
+    assert sorted(deck.fight_ids()) == sorted(vega.fight_ids()) and sorted(deck.draw_ids()) == sorted(vega.draw_ids())
+    with pytest.raises(CardDataError, match=r"fight\[0\]: a card id"):
+        load_deck(dict(data, fight=[3] + vega.fight_ids()[1:]), DEFAULT_POOL)
+    twice = DeckList("twice", vega.character, vega.fight[:1] + vega.fight, vega.draw)
+    with pytest.raises(DeckError, match="listed twice") as info:
+        validate_deck(twice, DEFAULT_POOL)
+    assert info.value.rule == "counts"
+
+
+def test_every_coloured_cost_is_payable_from_the_decks_own_sources() -> None:
+    # the old vega_blitz: Energy Well, Smoke Bomb and two Go For Broke cost yellow, which Captain
+    # Vega (blue and green) and no card of the deck could ever make: drawn 342 times, played 0
+    vega = DEFAULT_POOL.decks["vega_blitz"].to_json()
+    draw = dict(vega["draw"])
+    draw["h_surge"] -= 1
+    draw["h_overreach"] -= 1
+    del draw["h_harass"]
+    draw.update(h_generator=1, h_bomb=1, h_go_for_broke=2)
+    with pytest.raises(DeckError) as info:
+        validate_deck(parse_deck(dict(vega, draw=draw)), DEFAULT_POOL)
+    assert info.value.rule == "colours" and "yellow" in str(info.value)
+    # a source in the deck makes the colour payable: Calculated Risk's Result adds green, and a
+    # character's allocation counts too
+    for deck in DEFAULT_POOL.decks.values():
+        validate_deck(deck, DEFAULT_POOL)
+
+
+def test_characters_have_gametext() -> None:
+    for ch in DEFAULT_POOL.characters.values():
+        assert ch.gametext or ch.bonus, f"{ch.id} has no gametext"
+    assert len({(c.bonus, c.gametext) for c in DEFAULT_POOL.characters.values()}) == len(DEFAULT_POOL.characters)
+    raw = copy.deepcopy(RAW)
+    raw["characters"][0]["gametext"] = [{"when": "setup", "effects": [{"op": "boost", "n": 1}]}]
+    with pytest.raises(CardDataError, match="gametext\\[0\\].effects\\[0\\]: op 'boost' can never act"):
+        parse_pool(raw)
+    raw["characters"][0]["gametext"] = [{"when": "dawn", "effects": [{"op": "draw"}]}]
+    with pytest.raises(CardDataError, match="field 'when' is 'dawn'"):
+        parse_pool(raw)
+
+
+def _mechanics(side: str) -> set[tuple[str, str, bool]]:
+    """(op, who, negative) of every effect on the side's cards and characters."""
+    pool = DEFAULT_POOL
+    out = set()
+    for c in pool.support.values():
+        if c.affiliation == side:
+            out |= {(e.op, e.who, e.n < 0) for e in c.effects + tuple(x for a in c.actions for x in a.effects)}
+    for c in pool.fight.values():
+        if c.affiliation == side:
+            out |= {(e.op, e.who, e.n < 0) for end in c.ends for e in end.on_win + tuple(x for t in end.tabs for x in t.result)}
+    for ch in pool.characters.values():
+        if ch.affiliation == side:
+            out |= {(e.op, e.who, e.n < 0) for t in ch.gametext for e in t.effects}
+    return out
+
+
+def test_hero_and_villain_pools_differ_in_mechanics() -> None:
+    hero, villain = _mechanics("hero"), _mechanics("villain")
+    # Heroes fight clean: they retrieve, nullify and destroy, and never make the opponent burn or discard
+    assert {("retrieve", "self", False), ("nullify", "self", False), ("destroy", "opponent", False)} <= hero - villain
+    # Villains fight dirty: burn, discard and negative boosts on the opponent, none of which Heroes have
+    assert {("burn", "opponent", False), ("discard", "opponent", False), ("boost", "opponent", True)} <= villain - hero

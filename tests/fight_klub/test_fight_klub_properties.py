@@ -85,9 +85,11 @@ def test_observations_hide_what_a_seat_cannot_see(seed: int, cut: int) -> None:
         before = encode(g, seat)
         h = g.clone()
         opp, me = h.players[1 - seat], h.players[seat]
-        # swap the opponent's hand with cards of its Draw deck, and shuffle every hidden order
-        k = min(len(opp.hand), len(opp.draw_deck))
-        opp.hand[:k], opp.draw_deck[:k] = opp.draw_deck[:k], opp.hand[:k]
+        # swap the opponent's unknown hand cards (not those retrieved in public) with cards of its
+        # Draw deck, and shuffle every hidden order
+        unknown = [i for i, slot in enumerate(opp.hand_slots) if slot is not None]
+        for i, j in zip(unknown, range(len(opp.draw_deck))):
+            opp.hand[i], opp.draw_deck[j] = opp.draw_deck[j], opp.hand[i]
         for part in (opp.draw_deck, opp.fight_stack, me.draw_deck, me.fight_stack):
             rng.shuffle(part)
         assert np.array_equal(encode(h, seat), before)

@@ -46,13 +46,22 @@ Only the Score step sees a decided fight (``when`` won/lost); boost and nullify 
 so they are no-ops once the skirmishes are over (Score) or when Clash text decides (``on_win``);
 fight ops need a current fight (not Setup or Cooldown). Anything else would load as a silent no-op.
 """
+MAX_EFFECTS = 3
+"""Effects in one list (an Instant's, a Gear's, a Result tab's, an on-win's), so the observation can
+encode every one of them in order (``observe.py``)."""
+MAX_ACTION_EFFECTS = 2
+"""Effects in one Condition action or one line of a character's gametext."""
 DESTROY_KINDS = ("condition", "gear", "any")
 RETRIEVE_KINDS = SUPPORT_TYPES + ("any",)
 FIGHT_SIZE = 12
 DRAW_SIZE = 27
 COPY_LIMIT = {"common": 3, "uncommon": 3, "rare": 1}
 GOLD_LIMIT = 3
-DECK_RULES = ("character", "fight-size", "draw-size", "copies", "gold", "affiliation", "signature")
+DECK_RULES = ("counts", "character", "fight-size", "draw-size", "copies", "gold", "affiliation", "signature", "colours")
+"""Construction rules ``validate_deck`` checks, in order. ``counts`` (every count an integer >= 1, each
+card listed once) and ``colours`` (every coloured cost payable from the deck's own sources) are the
+project's own: the draft's rules assume a physical deck, which cannot hold -5 copies or a card its
+Energy can never pay."""
 
 
 class DeckError(FightEnvsError):
@@ -110,6 +119,20 @@ class FightEnd:
     on_win: tuple[Effect, ...] = ()
 
 
+TRIGGERS = ("setup", "won_fight", "lost_fight", "cooldown")
+"""When a character's gametext acts: at its First setup action, when it wins or loses a fight (after
+the Score actions, before scoring), at the start of the Cooldown phase."""
+_TRIGGER_CONTEXT = {"setup": "setup", "won_fight": "on_win", "lost_fight": "on_win", "cooldown": "cooldown"}
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A line of a character's gametext: at ``when``, resolve ``effects`` for the character's player."""
+
+    when: str
+    effects: tuple[Effect, ...]
+
+
 @dataclass(frozen=True)
 class Character:
     id: str
@@ -121,6 +144,10 @@ class Character:
     energy: tuple[int, int, int]
     fists: tuple[int, int, int]
     imprint: tuple[int, int, int]
+    bonus: tuple[tuple[str, int], ...] = ()
+    """Gametext: static skirmish bonuses by the player's own tab type (as a Condition's)."""
+    gametext: tuple[Trigger, ...] = ()
+    """Gametext: triggered effects (``TRIGGERS``)."""
 
 
 @dataclass(frozen=True)
@@ -276,6 +303,11 @@ def _effect(d: Any, where: str) -> Effect:
 def _effects(d: dict[str, Any], key: str, where: str, context: str) -> tuple[Effect, ...]:
     """The effect list ``d[key]``, rejecting any op or ``when`` that can never act in ``context``."""
     raw = _get(d, key, where, list, [])
+    limit = MAX_ACTION_EFFECTS if context in ("setup", "cooldown", "enhance", "score", "on_win") and where.endswith("]") \
+        and (".actions[" in where or ".gametext[" in where) else MAX_EFFECTS
+    if len(raw) > limit:
+        raise CardDataError(f"{where}: field '{key}' holds {len(raw)} effects; at most {limit} here "
+                            f"(the observation encodes each effect of a list in its own slot)")
     out = tuple(_effect(e, f"{where}.{key}[{i}]") for i, e in enumerate(raw))
     ops, when_ok = EFFECT_CONTEXTS[context]
     for i, e in enumerate(out):
@@ -344,7 +376,26 @@ def _character(d: Any, where: str) -> Character:
         raise CardDataError(f"{where}: a character must be an object")
     cid = _get(d, "id", where, str)
     where = f"character {cid!r}"
+    _known(d, where, {"id", "name", "affiliation", "life", "hold", "hand", "energy", "fists", "imprint", "bonus", "gametext"})
+    bonus = _get(d, "bonus", where, dict, {})
+    for t, v in bonus.items():
+        if t not in SKIRMISH_TYPES or isinstance(v, bool) or not isinstance(v, int) or not -9 <= v <= 9:
+            raise CardDataError(f"{where}.bonus: keys are skirmish types ({', '.join(SKIRMISH_TYPES)}), values integers in -9..9; got {t!r}: {v!r}")
+    triggers = []
+    for i, t in enumerate(_get(d, "gametext", where, list, [])):
+        tw = f"{where}.gametext[{i}]"
+        if not isinstance(t, dict):
+            raise CardDataError(f"{tw}: a gametext line must be an object with 'when' and 'effects'")
+        _known(t, tw, {"when", "effects"})
+        when = _choice(t, "when", tw, TRIGGERS)
+        effects = _effects(t, "effects", tw, _TRIGGER_CONTEXT[when])
+        if not effects:
+            raise CardDataError(f"{tw}: field 'effects' needs at least one effect")
+        if any(x.when == when for x in triggers):
+            raise CardDataError(f"{tw}: a second gametext line for 'when' = {when!r}; at most one per trigger (merge the effects)")
+        triggers.append(Trigger(when=when, effects=effects))
     return Character(
+        bonus=tuple(sorted(bonus.items())), gametext=tuple(triggers),
         id=cid, name=_get(d, "name", where, str), affiliation=_choice(d, "affiliation", where, AFFILIATIONS),
         life=_nonneg(d, "life", where, low=1), hold=_nonneg(d, "hold", where, high=16),
         hand=_nonneg(d, "hand", where, low=1, high=16), energy=_colors(_get(d, "energy", where, dict), f"{where}.energy"),
@@ -441,7 +492,14 @@ def parse_deck(d: Any, where: str = "deck") -> DeckList:
         raise CardDataError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: character, draw, fight, name")
     parts = {}
     for key in ("fight", "draw"):
-        counts = _get(d, key, where, dict)
+        raw = _get(d, key, where, (dict, list))
+        if isinstance(raw, list):  # a list of card ids, one entry per copy
+            for i, cid in enumerate(raw):
+                if not isinstance(cid, str):
+                    raise CardDataError(f"{where}.{key}[{i}]: a card id (string) per copy, got {cid!r}")
+            counts: dict[str, Any] = dict(Counter(raw))
+        else:
+            counts = raw
         for cid, n in counts.items():
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise CardDataError(f"{where}.{key}: count of {cid!r} must be a positive integer, got {n!r}")
@@ -452,6 +510,22 @@ def parse_deck(d: Any, where: str = "deck") -> DeckList:
 
 def validate_deck(deck: DeckList, pool: CardPool) -> None:
     """Raise ``DeckError`` naming the first construction rule ``deck`` breaks (rules: ``DECK_RULES``)."""
+    if not isinstance(deck, DeckList):
+        raise DeckError("counts", f"a deck must be a DeckList (parse_deck builds one from JSON data), got {type(deck).__name__}")
+    for part in ("fight", "draw"):
+        entries = getattr(deck, part)
+        if not isinstance(entries, tuple):
+            raise DeckError("counts", f"{deck.name}: {part} must be a tuple of (card id, count) pairs, got {entries!r}")
+        seen: set[str] = set()
+        for entry in entries:
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)):
+                raise DeckError("counts", f"{deck.name}: {part} entry {entry!r} must be a (card id, count) pair")
+            cid, n = entry
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise DeckError("counts", f"{deck.name}: the {part} count of {cid!r} must be an integer >= 1, got {n!r}")
+            if cid in seen:
+                raise DeckError("counts", f"{deck.name}: {cid!r} is listed twice in the {part} part; list each card once with its count")
+            seen.add(cid)
     ch = pool.characters.get(deck.character)
     if ch is None:
         kind = "a Fight card" if deck.character in pool.fight else "a support card" if deck.character in pool.support else "unknown"
@@ -484,6 +558,70 @@ def validate_deck(deck: DeckList, pool: CardPool) -> None:
             raise DeckError("affiliation", f"{deck.name}: {cid!r} is a {card.affiliation} card in a {ch.affiliation} deck ({ch.id})")
         if card.signature is not None and card.signature != ch.id:
             raise DeckError("signature", f"{deck.name}: {cid!r} is a signature card of {card.signature!r}, not of {ch.id!r}")
+    sources = deck_sources(deck, pool)
+    for cid in counts:
+        for colour, what in colour_needs(cid, pool):
+            if colour not in sources:
+                raise DeckError("colours", f"{deck.name}: {cid!r} needs {COLORS[colour]} Energy ({what}) but nothing in the deck "
+                                           f"makes {COLORS[colour]}: the character's allocation, an 'add' effect or a "
+                                           f"scoring bonus; colours made: {', '.join(COLORS[c] for c in sorted(sources)) or 'none'}")
+
+
+def _adds(effects: tuple[Effect, ...]) -> set[int]:
+    return {e.color for e in effects if e.op == "add" and e.who == "self"}
+
+
+def card_sources(cid: str, pool: CardPool) -> set[int]:
+    """The colours a Fight or support card can add to its owner's pool (effects, Results, scoring bonus)."""
+    if cid in pool.fight:
+        card = pool.fight[cid]
+        out = set() if card.bonus_color is None else {card.bonus_color}
+        for end in card.ends:
+            out |= _adds(end.on_win)
+            for tab in end.tabs:
+                out |= _adds(tab.result)
+        return out
+    sc = pool.support[cid]
+    out = _adds(sc.effects)
+    for a in sc.actions:
+        out |= _adds(a.effects)
+    return out
+
+
+def character_sources(ch: Character) -> set[int]:
+    """The colours a character makes: its Energy allocation and its gametext's ``add`` effects."""
+    out = {c for c in range(3) if ch.energy[c] > 0}
+    for t in ch.gametext:
+        out |= _adds(t.effects)
+    return out
+
+
+def deck_sources(deck: DeckList, pool: CardPool) -> set[int]:
+    """Every colour the deck can make (its character and its cards)."""
+    out = character_sources(pool.characters[deck.character])
+    for cid, _ in deck.fight + deck.draw:
+        out |= card_sources(cid, pool)
+    return out
+
+
+def colour_needs(cid: str, pool: CardPool) -> list[tuple[int, str]]:
+    """(colour, which cost) for every coloured part of a card's costs: play, activation, actions, rotation.
+
+    A spotting requirement needs the colour only where the character's imprint does not cover it
+    (checked by the caller through the sources, so imprint counts as a source for spotting).
+    """
+    costs: list[tuple[Cost, str]] = []
+    if cid in pool.fight:
+        rc = pool.fight[cid].rotate_cost
+        if rc is not None:
+            costs.append((rc, "rotation cost"))
+    else:
+        sc = pool.support[cid]
+        costs.append((sc.cost, "play cost"))
+        if sc.activation is not None:
+            costs.append((sc.activation, "activation cost"))
+        costs += [(a.cost, f"{a.phase} action cost") for a in sc.actions]
+    return [(c, what) for cost, what in costs for c in range(3) if cost.burn[c] > 0]
 
 
 def load_deck(source: str | Path | dict[str, Any] | DeckList, pool: CardPool) -> DeckList:

@@ -1,29 +1,52 @@
 """Egocentric observation encoder for Fight Klub: the table from one seat, cards by attributes.
 
-Every card is encoded by what it *is* (type, phase, costs, tabs, effect verbs...), never by its
-identity, so a policy can play cards it has never seen. "me" is the observing seat, "opp" the
-other. Nothing hidden enters: the opponent's hand is a count, stacks and decks are counts.
+Every card is encoded by what it *is* (type, phase, costs, tabs, every effect with every
+argument...), never by its identity, so a policy can play cards it has never seen. The encoding
+is lossless for gameplay: two cards that play differently encode differently (only id, name and
+which character a signature card names are left out; the deck builder checks the last).
+"me" is the observing seat, "opp" the other. Nothing hidden enters: the opponent's hand is a
+count, stacks and decks are counts, and remaining cards are summed by attributes (deck lists are
+open, ``seeds/fight_klub.md`` section 11, so the other's unseen cards are public as a multiset).
 
-Layout (``OBS_SIZE`` = 3094 floats, ``OBS_SLICES`` maps each block to its slice):
+Layout (``OBS_SIZE`` = 20274 floats, ``OBS_SLICES`` maps each block to its slice):
 
 | block | size | content |
 | --- | --- | --- |
-| ``global`` | 28 | turn / max_turns, turn 1 flag, phase one-hot (setup, fight, cooldown, over), pending decision kind one-hot (18, ``rules.DECISION_KINDS``), I am the one deciding, I hold The Drop, fights resolved this turn / 3, skirmishes of the current fight resolved / 3 |
-| ``me`` / ``opp`` | 29 each | Life, damage dealt, Life left (Life minus damage taken), pool (3), imprint (3), fists (3), Energy allocation (3), Hold, Hand, cards in hand, Draw deck, Fight stack, discard, support cards, Damage stack cards, raise-the-stakes cards and their damage, discards by type (4) |
-| ``hand`` | 16 x 50 | my hand in hand-position order (position i = action ``1 + i``): support-card features, zeros past the end |
-| ``support_me`` / ``support_opp`` | 8 x 51 | support areas by position (position j = action ``17 + j``): support-card features + used this turn |
-| ``fights`` | 3 x 464 | per fight position: my card (215), opp card (215), fight state (34) |
+| ``global`` | 29 | turn / max_turns, turn 1 flag, phase one-hot (setup, fight, cooldown, over), pending decision kind one-hot (19, ``rules.DECISION_KINDS``), I am the one deciding, I hold The Drop, fights resolved this turn / 3, skirmishes of the current fight resolved / 3 |
+| ``me`` / ``opp`` | 29 | each: Life, damage dealt, Life left (Life minus damage taken), pool (3), imprint (3), fists (3), Energy allocation (3), Hold, Hand, cards in hand, Draw deck, Fight stack, discard, support cards, Damage stack cards, raise-the-stakes cards and their damage, discards by type (4) |
+| ``hand`` | 16 x 417 | my hand in hand-position order (position i = action ``1 + i``): support-card features, zeros past the end |
+| ``support_me`` / ``support_opp`` | 8 x 418 | each: support areas by position (position j = action ``17 + j``): support-card features + used this turn |
+| ``fights`` | 3 x 1914 | per fight position: my card (940), opp card (940), fight state (34) |
+| ``character_me`` / ``character_opp`` | 244 | each: the character's gametext (below) |
+| ``deck_me`` / ``deck_opp`` | 55 | each: my Draw deck / the other's unseen support cards (hand and Draw deck): count, counts by type (4), summed base support features (50), all / 27 |
+| ``stack_me`` / ``stack_opp`` | 216 | each: the cards in the Fight stack: count, summed base Fight-card features (215) of their first end, all / 12 |
+| ``plays_opp`` | 55 | the support cards the other has played this game: count, counts by type (4), summed base features (50), all / 10 |
 
-Support-card features (50): type one-hot (condition, effect, gear, instant); phases it acts in
-(multi-hot: setup, enhance, score, cooldown); play cost (blue, green, yellow, generic, spot x3)
-/ 3; tabs (3) / 3; activation or action cost (7) / 3; Gear destroyed after use; Condition bonus
-per skirmish type (4) / 3; effect verbs (9 ops x self/opponent: summed ``n`` / 3); ``when``
-won / lost.
+An **effect slot** (30) is one effect with all its arguments: op one-hot (9, ``cards.EFFECT_OPS``),
+n / 3 (signed), targets the opponent, colour (3, ``add``), kind (5: condition, effect, gear,
+instant, any; ``destroy`` and ``retrieve``), the player chooses (``destroy``), boost type (5:
+mental, physical, spiritual, fate, all), nullified position (3: left, centre, right), ``when``
+won / lost. An effect list is ``cards.MAX_EFFECTS`` = 3 slots in order (a Condition action's or a
+gametext line's ``cards.MAX_ACTION_EFFECTS`` = 2); the loader rejects longer lists.
 
-Fight-card features (215): present, damage / 5, gold, signature, bonus colour (3), rotatable,
-rotation cost (7) / 3, the end in use (100) and the other end (100). An end (100): power, clash,
-per tab (type one-hot 4, value / 5, Result verbs 18), centre colour (3), Clash measure one-hot
-(6), wins higher / lower, Clash on-win verbs (18).
+Support-card features (417). Base (50, kept for simple readers such as the heuristic): type one-hot
+(condition, effect, gear, instant); phases it acts in (multi-hot: setup, enhance, score,
+cooldown); play cost (blue, green, yellow, generic, spot x3) / 3; tabs (3) / 3; activation or
+summed action cost (7) / 3; Gear destroyed after use; Condition bonus per skirmish type (4) / 3;
+effect verbs (9 ops x self/opponent: summed ``n`` / 3); ``when`` won / lost. Lossless part (367):
+rarity (3), affiliation (2), the card's own effect list (3 slots: an Instant's, a Gear's), then per
+phase (setup, enhance, score, cooldown) the Condition action there: present, cost (7) / 3, effects
+(2 slots).
+
+Fight-card features (940). Base (215): present, damage / 5, gold, signature, bonus colour (3),
+rotatable, rotation cost (7) / 3, the end in use (100) and the other end (100). An end (100):
+power, clash, per tab (type one-hot 4, value / 5, Result verbs 18), centre colour (3), Clash
+measure one-hot (6), wins higher / lower, Clash on-win verbs (18). Lossless part (725): rarity
+(3), affiliation (2), then for the end in use and the other end (360 each): each tab's Result
+effects (3 slots per tab) and the Clash on-win effects (3 slots).
+
+Character gametext (244): static bonus per skirmish type (4) / 3, then per trigger (setup,
+won_fight, lost_fight, cooldown) its effects (2 slots).
 
 Fight state (34): present, resolved, current, winner (me, opp, tie), per tab position the
 skirmish outcome (me, opp, tie: 9), totals now (me 3, opp 3) / 10, nullified (3), double damage
@@ -35,9 +58,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from fight_envs.games.fight_klub.cards import FIGHT_SIZE as FIGHT_STACK_SIZE
 from fight_envs.games.fight_klub.cards import (
+    AFFILIATIONS,
     COLORS,
     EFFECT_OPS,
+    MAX_ACTION_EFFECTS,
+    MAX_EFFECTS,
+    RARITIES,
+    RETRIEVE_KINDS,
+    TRIGGERS,
+    DRAW_SIZE,
+    CardPool,
+    Character,
     MEASURES,
     PHASES,
     SKIRMISH_TYPES,
@@ -60,10 +93,19 @@ from fight_envs.games.fight_klub.rules import (
 OBS_HIGH = 100.0
 GLOBAL_SIZE = 4 + len(PHASES) + len(DECISION_KINDS) + 2
 PLAYER_SIZE = 29
-SUPPORT_SIZE = 50
+EFFECT_SLOT = len(EFFECT_OPS) + 2 + len(COLORS) + len(RETRIEVE_KINDS) + 1 + len(SKIRMISH_TYPES) + 1 + 3 + 2  # 30
+ORIGIN_SIZE = len(RARITIES) + len(AFFILIATIONS)  # 5
+SUPPORT_BASE = 50
+SUPPORT_EXT = ORIGIN_SIZE + MAX_EFFECTS * EFFECT_SLOT + len(PHASES) * (1 + 7 + MAX_ACTION_EFFECTS * EFFECT_SLOT)  # 367
+SUPPORT_SIZE = SUPPORT_BASE + SUPPORT_EXT  # 417
 END_SIZE = 100
-FIGHT_CARD_SIZE = 215
+END_EXT = 3 * MAX_EFFECTS * EFFECT_SLOT + MAX_EFFECTS * EFFECT_SLOT  # 360
+FIGHT_CARD_BASE = 215
+FIGHT_CARD_SIZE = FIGHT_CARD_BASE + ORIGIN_SIZE + 2 * END_EXT  # 940
 FIGHT_STATE_SIZE = 34
+CHARACTER_SIZE = len(SKIRMISH_TYPES) + len(TRIGGERS) * MAX_ACTION_EFFECTS * EFFECT_SLOT  # 244
+STACK_SIZE = 1 + FIGHT_CARD_BASE  # 216
+DECK_SIZE = 1 + len(SUPPORT_TYPES) + SUPPORT_BASE  # 55
 FIGHT_SIZE = 2 * FIGHT_CARD_SIZE + FIGHT_STATE_SIZE
 _PHASE_INDEX = {p: i for i, p in enumerate(("setup", "fight", "cooldown", "over"))}
 _KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
@@ -74,7 +116,9 @@ _SCALE = {"life": 20.0, "energy": 5.0, "hand": 8.0, "deck": 27.0, "stack": 12.0,
 def _layout() -> dict[str, slice]:
     blocks = [("global", GLOBAL_SIZE), ("me", PLAYER_SIZE), ("opp", PLAYER_SIZE), ("hand", MAX_HAND * SUPPORT_SIZE),
               ("support_me", MAX_SUPPORT * (SUPPORT_SIZE + 1)), ("support_opp", MAX_SUPPORT * (SUPPORT_SIZE + 1)),
-              ("fights", FIGHTS_PER_TURN * FIGHT_SIZE)]
+              ("fights", FIGHTS_PER_TURN * FIGHT_SIZE), ("character_me", CHARACTER_SIZE),
+              ("character_opp", CHARACTER_SIZE), ("deck_me", DECK_SIZE), ("stack_me", STACK_SIZE),
+              ("deck_opp", DECK_SIZE), ("stack_opp", STACK_SIZE), ("plays_opp", DECK_SIZE)]
     out, at = {}, 0
     for name, size in blocks:
         out[name] = slice(at, at + size)
@@ -83,7 +127,7 @@ def _layout() -> dict[str, slice]:
 
 
 OBS_SLICES = _layout()
-OBS_SIZE = OBS_SLICES["fights"].stop
+OBS_SIZE = OBS_SLICES["plays_opp"].stop
 
 
 def effect_verbs(effects: tuple[Effect, ...]) -> np.ndarray:
@@ -91,6 +135,55 @@ def effect_verbs(effects: tuple[Effect, ...]) -> np.ndarray:
     v = np.zeros(2 * len(EFFECT_OPS), dtype=np.float32)
     for e in effects:
         v[EFFECT_OPS.index(e.op) + (len(EFFECT_OPS) if e.who == "opponent" else 0)] += e.n / 3.0
+    return v
+
+
+_KIND_SLOT = {k: i for i, k in enumerate(RETRIEVE_KINDS)}  # condition, effect, gear, instant, any
+_TYPE_SLOT = {t: i for i, t in enumerate(SKIRMISH_TYPES + ("all",))}
+
+
+def effect_slot(e: Effect) -> np.ndarray:
+    """One effect with every argument (30): op one-hot (9), n / 3 (signed), opponent, colour (3, add),
+    kind (5: condition, effect, gear, instant, any; destroy and retrieve), chooser is the player
+    (destroy), boost type (5: mental, physical, spiritual, fate, all), nullified position (3), when
+    won / lost. Arguments an op does not take stay 0, so equal effects give equal slots."""
+    v = np.zeros(EFFECT_SLOT, dtype=np.float32)
+    v[EFFECT_OPS.index(e.op)] = 1
+    at = len(EFFECT_OPS)
+    v[at] = e.n / 3.0
+    v[at + 1] = float(e.who == "opponent")
+    at += 2
+    if e.op == "add":
+        v[at + e.color] = 1
+    at += len(COLORS)
+    if e.op in ("destroy", "retrieve"):
+        v[at + _KIND_SLOT[e.kind]] = 1
+    at += len(RETRIEVE_KINDS)
+    v[at] = float(e.op == "destroy" and e.chooser == "self")
+    at += 1
+    if e.op == "boost":
+        v[at + _TYPE_SLOT[e.type]] = 1
+    at += len(SKIRMISH_TYPES) + 1
+    if e.op == "nullify":
+        v[at + e.position] = 1
+    at += 3
+    if e.when is not None:
+        v[at + (0 if e.when == "won" else 1)] = 1
+    return v
+
+
+def effect_list(effects: tuple[Effect, ...], slots: int) -> np.ndarray:
+    """``slots`` effect slots, the effects in order (the card loader caps a list at ``slots``)."""
+    v = np.zeros(slots * EFFECT_SLOT, dtype=np.float32)
+    for i, e in enumerate(effects[:slots]):
+        v[i * EFFECT_SLOT:(i + 1) * EFFECT_SLOT] = effect_slot(e)
+    return v
+
+
+def origin_features(rarity: str, affiliation: str) -> np.ndarray:
+    v = np.zeros(ORIGIN_SIZE, dtype=np.float32)
+    v[RARITIES.index(rarity)] = 1
+    v[len(RARITIES) + AFFILIATIONS.index(affiliation)] = 1
     return v
 
 
@@ -124,6 +217,18 @@ def support_features(card: SupportCard) -> np.ndarray:
     v[30:48] = effect_verbs(effects)
     v[48] = float(any(e.when == "won" for e in effects))
     v[49] = float(any(e.when == "lost" for e in effects))
+    # lossless part: origin, the card's own effect list in order, each phase action with its cost
+    at = SUPPORT_BASE
+    v[at:at + ORIGIN_SIZE] = origin_features(card.rarity, card.affiliation)
+    at += ORIGIN_SIZE
+    v[at:at + MAX_EFFECTS * EFFECT_SLOT] = effect_list(card.effects, MAX_EFFECTS)
+    at += MAX_EFFECTS * EFFECT_SLOT
+    width = 1 + 7 + MAX_ACTION_EFFECTS * EFFECT_SLOT
+    for a in card.actions:
+        base = at + PHASES.index(a.phase) * width
+        v[base] = 1
+        v[base + 1:base + 8] = cost_features(a.cost)
+        v[base + 8:base + width] = effect_list(a.effects, MAX_ACTION_EFFECTS)
     return v
 
 
@@ -159,6 +264,35 @@ def fight_card_features(card: FightCard | None, end: int) -> np.ndarray:
     v[15:115] = end_features(card.ends[end])
     if len(card.ends) == 2:
         v[115:215] = end_features(card.ends[1 - end])
+    at = FIGHT_CARD_BASE
+    v[at:at + ORIGIN_SIZE] = origin_features(card.rarity, card.affiliation)
+    at += ORIGIN_SIZE
+    for k, e in enumerate((card.ends[end], card.ends[1 - end] if len(card.ends) == 2 else None)):
+        if e is not None:
+            v[at + k * END_EXT:at + (k + 1) * END_EXT] = end_extension(e)
+    return v
+
+
+def end_extension(end: FightEnd) -> np.ndarray:
+    """Lossless part of an end (360): each tab's Result effects in order, then the Clash on-win effects."""
+    v = np.zeros(END_EXT, dtype=np.float32)
+    w = MAX_EFFECTS * EFFECT_SLOT
+    for i, tab in enumerate(end.tabs):
+        v[i * w:(i + 1) * w] = effect_list(tab.result, MAX_EFFECTS)
+    v[3 * w:4 * w] = effect_list(end.on_win, MAX_EFFECTS)
+    return v
+
+
+def character_features(ch: Character) -> np.ndarray:
+    """A character's gametext (244): static bonus per skirmish type / 3, then per trigger
+    (setup, won_fight, lost_fight, cooldown) its effects in order. Its numbers are in ``me``/``opp``."""
+    v = np.zeros(CHARACTER_SIZE, dtype=np.float32)
+    for t, n in ch.bonus:
+        v[SKIRMISH_TYPES.index(t)] = n / 3.0
+    w = MAX_ACTION_EFFECTS * EFFECT_SLOT
+    for line in ch.gametext:
+        at = len(SKIRMISH_TYPES) + TRIGGERS.index(line.when) * w
+        v[at:at + w] += effect_list(line.effects, MAX_ACTION_EFFECTS)
     return v
 
 
@@ -262,8 +396,60 @@ def encode(game: FightKlubGame, seat: int) -> np.ndarray:
             cid = f.cards[s]
             fights[i, k * FIGHT_CARD_SIZE:(k + 1) * FIGHT_CARD_SIZE] = _fight_vec(game.fight_card(cid), f.end[s])
         fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
+    tables = _pool_tables(game.pool)
+    for k, s in enumerate((seat, 1 - seat)):
+        p = game.players[s]
+        obs[OBS_SLICES["character_me" if k == 0 else "character_opp"]] = tables.characters[p.deck.character]
+        # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
+        unseen = p.draw_deck if k == 0 else p.draw_deck + [c for c, slot in zip(p.hand, p.hand_slots) if slot is not None]
+        obs[OBS_SLICES["deck_me" if k == 0 else "deck_opp"]] = tables.deck(unseen, DRAW_SIZE)
+        obs[OBS_SLICES["stack_me" if k == 0 else "stack_opp"]] = tables.stack(p.fight_stack)
+    obs[OBS_SLICES["plays_opp"]] = tables.deck(game.players[1 - seat].played, 10)
     np.clip(obs, -OBS_HIGH, OBS_HIGH, out=obs)
     return obs
+
+
+class _PoolTables:
+    """Per card pool: card vectors as matrices, so a pile's summed features are one product."""
+
+    def __init__(self, pool: CardPool) -> None:
+        self.support_index = {cid: i for i, cid in enumerate(pool.support_ids)}
+        self.fight_index = {cid: i for i, cid in enumerate(pool.fight_ids)}
+        n = len(pool.support_ids)
+        self.support = np.zeros((n, DECK_SIZE), dtype=np.float32)
+        for i, cid in enumerate(pool.support_ids):
+            card = pool.support[cid]
+            self.support[i, 0] = 1
+            self.support[i, 1 + SUPPORT_TYPES.index(card.type)] = 1
+            self.support[i, 1 + len(SUPPORT_TYPES):] = support_features(card)[:SUPPORT_BASE]
+        self.fight = np.zeros((len(pool.fight_ids), STACK_SIZE), dtype=np.float32)
+        for i, cid in enumerate(pool.fight_ids):
+            self.fight[i, 0] = 1
+            self.fight[i, 1:] = fight_card_features(pool.fight[cid], 0)[:FIGHT_CARD_BASE]
+        self.characters = {cid: character_features(ch) for cid, ch in pool.characters.items()}
+
+    def deck(self, ids: list[str], scale: float) -> np.ndarray:
+        """Count, counts by type and summed base features of support cards ``ids``, / ``scale``."""
+        if not ids:
+            return np.zeros(DECK_SIZE, dtype=np.float32)
+        counts = np.bincount([self.support_index[c] for c in ids], minlength=len(self.support))
+        return (counts @ self.support) / scale
+
+    def stack(self, ids: list[str]) -> np.ndarray:
+        if not ids:
+            return np.zeros(STACK_SIZE, dtype=np.float32)
+        counts = np.bincount([self.fight_index[c] for c in ids], minlength=len(self.fight))
+        return (counts @ self.fight) / float(FIGHT_STACK_SIZE)
+
+
+_TABLES: dict[int, tuple[CardPool, _PoolTables]] = {}
+
+
+def _pool_tables(pool: CardPool) -> _PoolTables:
+    hit = _TABLES.get(id(pool))
+    if hit is None or hit[0] is not pool:
+        hit = _TABLES[id(pool)] = (pool, _PoolTables(pool))
+    return hit[1]
 
 
 def observe_state(game: FightKlubGame, seat: int) -> tuple[np.ndarray, np.ndarray]:

@@ -27,7 +27,7 @@ def make_record(game: FightKlubGame, seed: int | None, cards: str | None = None,
     return {
         "format": RECORD_FORMAT,
         "game": "fight_klub",
-        "config": {"max_turns": game.config.max_turns},
+        "config": {"max_turns": game.config.max_turns, "ask_moot_orders": game.config.ask_moot_orders},
         "cards": None if cards is None else str(cards),
         "deck_lists": None if deck_lists is None else str(deck_lists),
         "seed": seed,
@@ -52,7 +52,8 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError when the
     record is malformed or its actions or outcome differ from what the rules produce.
     """
-    check_record_header(record, RECORD_FORMAT, "Fight Klub", {"config", "decks", "orders", "drop", "actions", "damage"})
+    check_record_header(record, RECORD_FORMAT, "Fight Klub", {"config", "decks", "orders", "drop", "actions", "damage"},
+                        game="fight_klub")
     try:
         if pool is None:
             paths = (record.get("cards"), record.get("deck_lists"))
@@ -60,11 +61,15 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
         decks = [parse_deck(d, f"decks[{i}]") for i, d in enumerate(record["decks"])]
         for d in decks:
             validate_deck(d, pool)
-        game = FightKlubGame(pool, decks, FightKlubConfig(**record["config"]))
+        # records written before ask_moot_orders existed asked every ordering
+        game = FightKlubGame(pool, decks, FightKlubConfig(**{"ask_moot_orders": True, **record["config"]}))
         game.new_game(np.random.default_rng(0), drop=record["drop"], orders=record["orders"])
     except (TypeError, FightEnvsError) as exc:
         raise RecordError(f"record has a bad config, deck or order: {exc}") from None
     replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action]", on_step)
+    for name, got in (("finished", game.is_terminal()), ("truncated", game.truncated)):
+        if name in record and record[name] != got:
+            raise RecordError(f"the record says {name}={record[name]!r}, the replay gives {got}")
     damage = [p.dealt for p in game.players]
     if damage != list(record["damage"]) or ("winner" in record and record["winner"] != game.winner):
         raise RecordError(f"replay ends with damage {damage}, winner {game.winner}; the record says "

@@ -46,6 +46,9 @@ OPTION0 = COLOR0 + 3  # 29
 NUM_ACTIONS = OPTION0 + 3  # 32
 FIGHTS_PER_TURN = 3
 SETUP_ACTIONS = 2
+MAX_TURNS = 16
+"""Default turn limit: twice the longest game measured (8 turns in 20,000 games of random and
+heuristic play, ``seeds/fight_klub.md`` section 10); no measured game reached it."""
 
 DECISION_KINDS = (
     "order_setup", "setup", "choose_fight", "order_enhance", "enhance", "clash_text", "skirmish_order",
@@ -87,12 +90,18 @@ class Decision:
 
 @dataclass(frozen=True)
 class FightKlubConfig:
-    max_turns: int = 40
+    max_turns: int = MAX_TURNS
     """Turns before the game is truncated (the rulebook has no limit; the environment needs one)."""
+    ask_moot_orders: bool = False
+    """True: The Drop is asked every ordering, as the draft reads (``seeds/fight_klub.md``,
+    interpretation 18). False (default): an ordering that cannot matter (``FightKlubGame.moot``) is
+    resolved without asking, The Drop first."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ConfigError(f"max_turns must be an integer >= 1, got {self.max_turns!r}")
+        if not isinstance(self.ask_moot_orders, bool):
+            raise ConfigError(f"ask_moot_orders must be True or False, got {self.ask_moot_orders!r}")
 
 
 @dataclass
@@ -132,6 +141,8 @@ class Player:
     hand_slots: list[int | None] = field(default_factory=list)
     """Per hand position, the index into ``drawn`` the card came from; None for a card that
     reached the hand in public (retrieved from the discard pile), which both players know."""
+    played: list[str] = field(default_factory=list)
+    """Support cards played from the hand, in order (public: each was shown when played)."""
     fight_unknown: int = 0
     """How many cards on top of the Fight stack were never revealed (the rest came back face up)."""
 
@@ -217,6 +228,10 @@ class FightKlubGame:
         self.truncated = False
         self.actions = []
         self.script: list[tuple[int, int, str | None, bool]] = []
+        self.moots: list[bool] = []
+        """Per ordering met so far, whether it was resolved without asking (public: nobody was asked)."""
+        self._moot_replay: list[bool] | None = None
+        self._moot_at = 0
         self.log = []
         self.pending = None
         self.version += 1
@@ -225,7 +240,7 @@ class FightKlubGame:
         self._flow = self._game()
 
     def _run_script(self, script: Sequence[tuple[int, int, str | None, bool]],
-                    fix: Any = None) -> None:
+                    fix: Any = None, moots: Sequence[bool] = ()) -> None:
         """Play ``script`` (every decision of a game, asked or forced) from the start, then stop.
 
         A hand action is replayed by the card it named (``cid``), at that card's position in the
@@ -235,6 +250,7 @@ class FightKlubGame:
         flow = self._game()
         self._flow = flow
         self.version += 1
+        self._moot_replay, self._moot_at = list(moots), 0
         try:
             decision = next(flow)
             for seat, action, cid, asked in script:
@@ -246,7 +262,9 @@ class FightKlubGame:
                         if fix is None:
                             raise DealError(f"replay diverged: {cid!r} is not in seat {seat}'s hand")
                         fix(seat, cid)
-                    action = HAND0 + p.hand.index(cid)
+                    at = action - HAND0
+                    if not (0 <= at < len(p.hand) and p.hand[at] == cid):  # the same copy where it can
+                        action = HAND0 + p.hand.index(cid)
                 self.script.append((seat, action, cid, asked))
                 if asked:
                     self.actions.append((seat, action))
@@ -254,13 +272,15 @@ class FightKlubGame:
         except StopIteration:
             self.pending = None
             return
+        finally:
+            self._moot_replay = None
         self.pending = decision
 
     def clone(self) -> FightKlubGame:
         """An independent copy (its generator included): the same deal and every decision replayed."""
         g = FightKlubGame(self.pool, self.decks, self.config)
         g._deal(copy.deepcopy(self.rng), self.first_drop, self.orders_used)
-        g._run_script(self.script)
+        g._run_script(self.script, moots=self.moots)
         return g
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FightKlubGame:
@@ -269,14 +289,14 @@ class FightKlubGame:
     def __getstate__(self) -> dict[str, Any]:
         # the flow is a generator, which cannot be pickled: the deal and the decisions rebuild it
         return {"pool": self.pool, "decks": self.decks, "config": self.config, "rng": self.rng,
-                "orders": self.orders_used, "drop": self.first_drop, "script": list(self.script),
+                "orders": self.orders_used, "drop": self.first_drop, "script": list(self.script), "moots": list(self.moots),
                 "started": bool(self.players)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["pool"], state["decks"], state["config"])  # type: ignore[misc]
         if state["started"]:
             self._deal(state["rng"], state["drop"], state["orders"])
-            self._run_script(state["script"])
+            self._run_script(state["script"], moots=state["moots"])
 
     def determinize(self, seat: int, rng: np.random.Generator) -> FightKlubGame:
         """A game equal to this one in everything ``seat`` observed, every hidden part drawn from ``rng``.
@@ -316,7 +336,7 @@ class FightKlubGame:
         g = FightKlubGame(self.pool, self.decks, self.config)
         g._deal(np.random.default_rng(int(rng.integers(2**63))), self.first_drop, orders)
         public = [(s, a if cid is None else PASS, cid, asked) for s, a, cid, asked in self.script]
-        g._run_script(public, fix=lambda s, cid: g._swap_into_hand(s, cid, rng))
+        g._run_script(public, fix=lambda s, cid: g._swap_into_hand(s, cid, rng), moots=self.moots)
         # the other seat's unknown hand cards and Draw deck: one uniform shuffle of its unseen cards
         p = g.players[other]
         unknown = [i for i, slot in enumerate(p.hand_slots) if slot is not None]
@@ -385,7 +405,12 @@ class FightKlubGame:
         return r
 
     def apply_action(self, seat: int, action: int) -> None:
-        """Apply ``seat``'s action; raises IllegalActionError (changing nothing) if not legal."""
+        """Apply ``seat``'s action; raises IllegalActionError (changing nothing) if not legal.
+
+        ``action`` is an int, a numpy integer or a 0-d numpy integer array (what Gymnasium's
+        ``Discrete.sample`` and SB3's ``predict`` give)."""
+        if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+            action = int(action)
         if self.pending is None:
             raise IllegalActionError(f"the game is over; seat {seat} cannot play {action!r}")
         if seat != self.pending.seat:
@@ -423,8 +448,26 @@ class FightKlubGame:
         action = yield Decision(seat, kind, tuple(sorted(legal)))
         return action
 
+    def moot(self, kind: str) -> bool:
+        """Whether the ordering ``kind`` cannot matter: evening up (each player discards and draws his
+        own cards only), or a phase step in which at most one player has anything to play."""
+        if kind == "order_even_up":
+            return True
+        phase = kind[len("order_"):]
+        return sum(bool(self.playable(s, phase)) for s in (0, 1)) <= 1
+
     def _order(self, kind: str) -> Generator[Decision, int, int]:
         """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+        replaying = self._moot_replay
+        if replaying is not None and self._moot_at < len(replaying):  # a replay follows the recorded game
+            moot = replaying[self._moot_at]
+            self._moot_at += 1
+        else:
+            moot = not self.config.ask_moot_orders and self.moot(kind)
+        self.moots.append(moot)
+        if moot:
+            self.log.append(("moot", kind))
+            return self.drop
         choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
         return self.drop if choice == OPTION0 else 1 - self.drop
 
@@ -454,6 +497,9 @@ class FightKlubGame:
             times = 2 if self.turn == 1 else 1
             for c in range(3):
                 p.pool[c] += times * p.energy[c]
+        yield from self._gametext("setup")
+        if self.game_over:
+            return
         first = yield from self._order("order_setup")
         for seat in (first, 1 - first):
             for _ in range(SETUP_ACTIONS):
@@ -547,6 +593,11 @@ class FightKlubGame:
             yield from self._phase_action(seat, "score")
             if self.game_over:
                 return
+        if f.winner is not None:  # characters' gametext on the fight's result
+            yield from self._gametext("won_fight", f.winner)
+            yield from self._gametext("lost_fight", 1 - f.winner)
+            if self.game_over:
+                return
         self._score(f)
         f.resolved = True
 
@@ -584,7 +635,17 @@ class FightKlubGame:
         if win.dealt >= lose.life:
             self._end(w, "damage reached Life")
 
+    def _gametext(self, when: str, seat: int | None = None) -> Generator[Decision, int, None]:
+        """Resolve the characters' gametext lines for ``when`` (The Drop's first when both act)."""
+        for s in ((self.drop, 1 - self.drop) if seat is None else (seat,)):
+            ch = self.pool.characters[self.players[s].deck.character]
+            for t in ch.gametext:
+                if t.when == when:
+                    self.log.append(("gametext", s, when))
+                    yield from self._resolve(s, t.effects)
+
     def _cooldown(self) -> Generator[Decision, int, None]:
+        yield from self._gametext("cooldown")
         first = yield from self._order("order_cooldown")
         for seat in (first, 1 - first):
             yield from self._phase_action(seat, "cooldown")
@@ -626,6 +687,7 @@ class FightKlubGame:
         if HAND0 <= a < SUPPORT0:
             card = self.pool.support[self._take_from_hand(p, a - HAND0)]
             self.log.append(("play", seat, card.id))
+            p.played.append(card.id)
             p.limbo.append(card.id)
             yield from self._pay(seat, card.cost)
             p.limbo.remove(card.id)
@@ -795,6 +857,14 @@ class FightKlubGame:
     def _take_from_hand(self, p: Player, i: int) -> str:
         if len(p.hand_slots) != len(p.hand):
             p.hand_slots[:] = [None] * len(p.hand)
+        cid, slot = p.hand[i], p.hand_slots[i]
+        if slot is not None:
+            # a copy known to be in the hand (retrieved) is the one that leaves, as the other player
+            # sees it: the copies are alike, so the drawn copy stays and keeps its draw slot
+            for j, (c, s) in enumerate(zip(p.hand, p.hand_slots)):
+                if j != i and c == cid and s is None:
+                    p.hand_slots[j] = slot
+                    break
         p.hand_slots.pop(i)
         return p.hand.pop(i)
 
@@ -820,6 +890,7 @@ class FightKlubGame:
         total = tab.value + f.effect_tabs[seat][pos]
         for item in p.support:
             total += dict(item.card.bonus).get(tab.type, 0)
+        total += dict(self.pool.characters[p.deck.character].bonus).get(tab.type, 0)
         total += f.boosts[seat].get(tab.type, 0) + f.boosts[seat].get("all", 0)
         if pos == 1:
             total += p.fists[end.center_color]

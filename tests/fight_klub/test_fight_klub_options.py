@@ -1,0 +1,144 @@
+"""Moot orderings, character gametext in play, the env's input checks and record checks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from fk_helpers import act, empty_hands, give, new_game, play_until
+
+from fight_envs import fight_klub_v0
+from fight_envs.core.errors import ConfigError, DealError, RecordError
+from fight_envs.games.fight_klub.cards import DEFAULT_POOL, Trigger, parse_pool
+from fight_envs.games.fight_klub.record import replay
+from fight_envs.games.fight_klub.rules import OPTION0, PASS, FightKlubConfig, FightKlubGame
+
+
+def _kinds(ask: bool, seeds: range) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for seed in seeds:
+        env = fight_klub_v0.raw_env(ask_moot_orders=ask)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while env.game.pending is not None:
+            kind = env.decision_kind(env.agent_selection)
+            counts[kind] = counts.get(kind, 0) + 1
+            env.step(int(rng.choice(env.game.pending.legal)))
+    return counts
+
+
+def test_moot_orderings_are_resolved_without_asking_by_default() -> None:
+    default, faithful = _kinds(False, range(8)), _kinds(True, range(8))
+    assert "order_even_up" not in default and faithful["order_even_up"] > 0  # evening up never interacts
+    for kind in ("order_score", "order_cooldown", "order_setup"):
+        assert default.get(kind, 0) < faithful[kind]
+
+
+def test_moot_follows_playable_cards() -> None:
+    g = new_game(drop=0)
+    empty_hands(g)
+    give(g, 0, "h_prepare")
+    assert g.moot("order_setup")  # only seat 0 can act
+    give(g, 1, "v_prepare")
+    assert not g.moot("order_setup")
+    act(g, 0, "order_setup", OPTION0 + 1)  # the draft-faithful helpers ask every ordering anyway
+    assert g.pending.seat == 1
+
+
+def _one_character(**gametext: object) -> FightKlubGame:
+    """Captain Vega against The Hollow, Vega carrying the given gametext (scenario pool)."""
+    from fk_helpers import POOL
+
+    vega = POOL.characters["captain_vega"]
+    chars = dict(POOL.characters)
+    chars["captain_vega"] = dataclasses.replace(vega, **gametext)
+    pool = type(POOL)(characters=chars, fight=POOL.fight, support=POOL.support, decks=POOL.decks,
+                      fight_ids=POOL.fight_ids, support_ids=POOL.support_ids)
+    g = FightKlubGame(pool, [pool.decks["vega_blitz"], pool.decks["hollow_control"]], FightKlubConfig(ask_moot_orders=True))
+    g.new_game(np.random.default_rng(0), drop=0)
+    return g
+
+
+def test_character_gametext_setup_trigger_and_bonus() -> None:
+    from fight_envs.games.fight_klub.cards import Effect
+
+    plain = _one_character()
+    g = _one_character(gametext=(Trigger("setup", (Effect("add", 2, color=2),)),), bonus=(("physical", 2),))
+    # the setup line adds 2 yellow at the First setup action, beside the (doubled) allocation
+    assert g.players[0].pool[2] == plain.players[0].pool[2] + 2
+    assert ("gametext", 0, "setup") in g.log
+    for game in (g, plain):
+        play_until(game, "choose_fight")
+        act(game, 0, "choose_fight", OPTION0)
+    f, fp = g.fights[0], plain.fights[0]
+    for pos in range(3):
+        tab = g.end_of(f, 0).tabs[pos]
+        bonus = 2 if tab.type == "physical" else 0
+        assert g.skirmish_total(f, 0, pos) == plain.skirmish_total(fp, 0, pos) + bonus
+
+
+def test_character_gametext_fight_triggers() -> None:
+    from fight_envs.games.fight_klub.cards import Effect
+
+    g = _one_character(gametext=(Trigger("won_fight", (Effect("draw", 1),)), Trigger("lost_fight", (Effect("add", 1, color=1),))))
+    for _ in range(400):
+        if g.pending is None:
+            break
+        d = g.pending
+        g.apply_action(d.seat, PASS if PASS in d.legal else d.legal[0])
+    fights = [e for e in g.log if e[0] == "fight" and e[2] is not None]
+    triggered = [e for e in g.log if e[0] == "gametext"]
+    assert fights and len(triggered) == len(fights)
+    assert {e[2] for e in triggered} <= {"won_fight", "lost_fight"}
+
+
+def test_a_refused_reset_leaves_the_previous_game_usable() -> None:
+    env = fight_klub_v0.raw_env()
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        env.step(int(rng.choice(env.game.pending.legal)))
+    before = (env.game, env.agent_selection, env.game.version, env.seed_used)
+    for bad in ({"drop": 2}, {"drop": True}, {"orders": [{"fight": ["h_jab"]}, None]}, {"decks": ["nope", "nope"]},
+                {"orders": "x"}):
+        with pytest.raises((ConfigError, DealError, Exception)):
+            env.reset(seed=6, options=bad)
+        assert (env.game, env.agent_selection, env.game.version, env.seed_used) == before
+    env.step(int(env.game.pending.legal[0]))  # still playable
+
+
+def test_numpy_integer_actions_are_accepted() -> None:
+    env = fight_klub_v0.env()
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    env.step(np.array(int(np.flatnonzero(mask)[0])))  # a 0-d array, as Discrete.sample and SB3 give
+    mask = env.observe(env.agent_selection)["action_mask"]
+    env.step(np.int64(np.flatnonzero(mask)[0]))
+
+
+def test_action_mask_in_info_only_behind_the_option() -> None:
+    env = fight_klub_v0.raw_env()
+    env.reset(seed=1)
+    assert "action_mask" not in env.infos[env.agent_selection]
+    env = fight_klub_v0.raw_env(mask_in_info=True)
+    env.reset(seed=1)
+    assert "action_mask" in env.infos[env.agent_selection]
+
+
+def test_replay_checks_finished_truncated_and_game() -> None:
+    env = fight_klub_v0.raw_env()
+    env.reset(seed=9)
+    rng = np.random.default_rng(9)
+    while env.game.pending is not None:
+        env.step(int(rng.choice(env.game.pending.legal)))
+    record = env.game_record()
+    replay(record)
+    for key, value in (("finished", False), ("truncated", True), ("game", "fight5")):
+        with pytest.raises(RecordError, match=key):
+            replay({**record, key: value})
+
+
+def test_preconstructed_pool_loads_with_gametext() -> None:
+    assert parse_pool({"characters": [], "fight_cards": [], "support_cards": []}).characters == {}
+    assert all(ch.gametext for ch in DEFAULT_POOL.characters.values())

@@ -1,15 +1,19 @@
 """The HTML replay viewer: one self-contained page (inline SVG, CSS and script; no network).
 
-Controls: previous / next buttons, a slider over the steps, play / pause, a seat selector
+Controls (once ``<body data-ready="1">``): previous / next buttons, a slider over the steps, play / pause, a seat selector
 (spectator or one seat: each shows only what that seat saw, drawn in advance by the replay),
 and the arrow keys. ``#step=N&seat=S`` in the address opens a given step and seat (``S`` is a
 seat number or ``spectator``). The page keeps its state on ``<body data-step data-seat>``.
 
-Pictures identical across steps or seats are stored once.
+Pictures identical across steps or seats are stored once, and all of them gzip-compressed
+(base64 in the page, unpacked by the browser's ``DecompressionStream``): a 150-step Fight 5 game
+with three views takes about 0.1 MB instead of 5.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from html import escape
 from typing import TYPE_CHECKING
@@ -62,7 +66,7 @@ function show() {
   document.body.dataset.step = String(step);
   document.body.dataset.seat = DATA.keys[seat];
 }
-function go(s) { step = Math.max(0, Math.min(last, s)); show(); }
+function go(s) { step = Math.max(0, Math.min(last, s)); if (DATA.svgs) { show(); } }
 function stop() { if (timer !== null) { clearInterval(timer); timer = null; $("play").textContent = "play"; } }
 function play() {
   if (timer !== null) { stop(); return; }
@@ -88,7 +92,19 @@ document.addEventListener("keydown", (e) => {
 const wanted = new URLSearchParams(location.hash.slice(1));
 if (wanted.has("seat")) { const k = DATA.keys.indexOf(wanted.get("seat")); if (k >= 0) { seat = k; } }
 $("seat").value = String(seat);
-go(wanted.has("step") ? Number(wanted.get("step")) || 0 : 0);
+step = Math.max(0, Math.min(last, wanted.has("step") ? Number(wanted.get("step")) || 0 : 0));
+// the pictures travel gzip-compressed (base64): unpacked once, in the browser, with no network
+async function unpack(b64) {
+  const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+if (typeof DecompressionStream === "undefined") {
+  $("stage").textContent = "This browser cannot unpack the pictures (it needs DecompressionStream: "
+    + "Chrome 80+, Firefox 113+, Safari 16.4+).";
+} else {
+  unpack(DATA.svgs_gz).then((svgs) => { DATA.svgs = svgs; show(); document.body.dataset.ready = "1"; });
+}
 </script>
 </body>
 </html>
@@ -117,7 +133,7 @@ def viewer_page(frames: list[Frame], title: str = "fight-envs replay") -> str:
         "viewers": ["spectator" if v is None else f"P{v}" for v in viewers],
         "keys": ["spectator" if v is None else str(v) for v in viewers],
         "captions": [f.caption(total) for f in frames],
-        "svgs": svgs,
+        "svgs_gz": base64.b64encode(gzip.compress(json.dumps(svgs).encode(), 9, mtime=0)).decode("ascii"),
         "index": index,
     }
     # "</" inside a script would end it; "<\\/" is the same string to JavaScript

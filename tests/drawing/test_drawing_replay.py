@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -87,10 +89,14 @@ def test_html_page_is_self_contained(records: dict, tmp_path: Path) -> None:
     assert urls <= {"http://www.w3.org/2000/svg"}
     assert "default-src 'none'" in page
     data = json.loads(re.search(r"const DATA = (\{.*\});\n", page).group(1).replace("<\\/", "</"))
+    svgs = json.loads(gzip.decompress(base64.b64decode(data["svgs_gz"])))
+    assert all(svg.startswith("<svg") for svg in svgs)
     assert data["viewers"] == ["spectator", "P0", "P1"]
     assert len(data["index"]) == len(frames) and all(len(row) == 3 for row in data["index"])
     # identical pictures are stored once
-    assert len(data["svgs"]) < 3 * len(frames)
+    assert len(svgs) < 3 * len(frames)
+    assert max(max(row) for row in data["index"]) == len(svgs) - 1
+    assert svgs[data["index"][-1][1]] == frames[-1].pictures[0].to_svg()
 
 
 def test_bad_records_are_refused_by_name(tmp_path: Path) -> None:

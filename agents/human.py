@@ -4,7 +4,9 @@ For Fight 5 the state is the env's text rendering from the player's chair when a
 ``render_fn`` is given (e.g. ``lambda: env.render()`` on an env made with ``render_mode="ansi"``
 and ``viewer=seat``), followed by a summary decoded from the observation itself: my hand, my
 clash at this slot and its pot, what the opponents there can still play. Moves are card names
-('2'..'13', 'star' or '*'). Any other game falls back to listing legal action ids.
+('2'..'13', 'star' or '*'). In the other games each legal action is listed by id with its name
+(``name_fn``, e.g. :func:`action_namer`), and either the id or the name is accepted. The chosen
+move is echoed (``you: ...``).
 
 Input and output are injectable (``input_fn``, ``output_fn``) so tests and other front ends can
 drive it. Bad input (empty, unknown card, card not in hand) is answered and asked again; 'q'
@@ -42,8 +44,10 @@ class HumanAgent(Agent):
         input_fn: Callable[[str], str] | None = None,
         output_fn: Callable[[str], None] | None = None,
         render_fn: Callable[[], str | None] | None = None,
+        name_fn: Callable[[int], str] | None = None,
     ) -> None:
         super().__init__(seed)
+        self.name_fn = name_fn
         self.game = game
         # Looked up now rather than at import, so a patched ``input``/``print`` is honoured.
         self.input_fn = input_fn if input_fn is not None else input
@@ -71,8 +75,10 @@ class HumanAgent(Agent):
             choices = ", ".join(RANK_NAMES[a] for a in legal)
             prompt = f"your card ({choices}; q quits): "
         else:
+            names = {a: self._name(a) for a in legal}
+            self.output_fn("legal moves: " + "; ".join(f"{a} = {names[a]}" for a in legal))
             choices = ", ".join(str(a) for a in legal)
-            prompt = f"your action ({choices}; q quits): "
+            prompt = f"your move ({choices}, by number or name; q quits): "
         while True:
             try:
                 raw = self.input_fn(prompt)
@@ -87,6 +93,9 @@ class HumanAgent(Agent):
                 self.output_fn(f"{lead}type {what} from: {choices}; or q to quit")
                 continue
             action = self._parse(text, fight5)
+            if action is None and not fight5:
+                by_name = [a for a in legal if self._name(a).lower() == text]
+                action = by_name[0] if by_name else None
             if action is None:
                 if fight5:
                     self.output_fn(f"unknown card {raw.strip()!r}: cards are 2..13 or star; you hold {choices}")
@@ -97,7 +106,16 @@ class HumanAgent(Agent):
                 shown = f"no {RANK_NAMES[action]} in your hand" if fight5 else f"action {action} is not legal now"
                 self.output_fn(f"{shown}; choose from: {choices}")
                 continue
+            self.output_fn(f"you: {RANK_NAMES[action] if fight5 else self._name(action)}")
             return action
+
+    def _name(self, action: int) -> str:
+        if self.name_fn is None:
+            return f"action {action}"
+        try:
+            return self.name_fn(action)
+        except Exception:  # a name is a courtesy: never let it stop the game
+            return f"action {action}"
 
     @staticmethod
     def _parse(text: str, fight5: bool) -> int | None:
@@ -110,6 +128,52 @@ class HumanAgent(Agent):
             return int(text)
         except ValueError:
             return None
+
+
+def action_namer(env: object, seat: int) -> Callable[[int], str]:
+    """Names of ``seat``'s actions in ``env``'s game, read from the game as it stands when asked."""
+    raw = getattr(env, "unwrapped", env)
+    env_name = str(getattr(raw, "metadata", {}).get("name", ""))
+
+    def name(action: int) -> str:
+        game = raw.game
+        if env_name.startswith("fight5"):
+            return RANK_NAMES[action]
+        if env_name.startswith("brawl"):
+            return game.action_name(action)
+        if env_name.startswith("fifth_earth"):
+            from fight_envs.games.fifth_earth.rules import describe_action
+
+            return describe_action(action, raw.cards)
+        if env_name.startswith("fight_klub"):
+            from fight_envs.games.fight_klub import rules
+
+            text = rules.action_name(action)
+            if text.startswith("hand["):
+                hand = game.players[seat].hand
+                index = action - rules.HAND0
+                if 0 <= index < len(hand):
+                    card = game.pool.support.get(hand[index]) if hasattr(game.pool.support, "get") else None
+                    return f"{text} {card.name if card is not None else hand[index]}"
+                return text
+            return text
+        return f"action {action}"
+
+    return name
+
+
+def outcome_line(env: object, result: object, seat: int) -> str:
+    """The end of a game in words: each seat's reward (and score, where the game keeps one), and who won."""
+    returns = np.asarray(result.returns, dtype=float)  # type: ignore[attr-defined]
+    scores = np.asarray(result.scores, dtype=float)  # type: ignore[attr-defined]
+    who = lambda s: "you" if s == seat else f"player_{s}"  # noqa: E731
+    parts = [f"{who(s)} {returns[s]:+.2f}" + (f" (score {int(scores[s])})" if scores.any() else "")
+             for s in range(len(returns))]
+    best = [s for s in range(len(returns)) if returns[s] == returns.max()]
+    verdict = "you win" if best == [seat] else ("shared win: " if len(best) > 1 else "winner: ") + ", ".join(map(who, best))
+    if len(best) > 1 and seat in best:
+        verdict = "shared win: " + ", ".join(map(who, best))
+    return f"final rewards: {', '.join(parts)}; {verdict}"
 
 
 def main(argv: list[str] | None = None) -> int:

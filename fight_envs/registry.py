@@ -21,6 +21,7 @@ class EnvSpec:
     module: str
     description: str
     rules: str
+    """The rules spec's path in the repository (``seeds/<game>.md``); ``rules_path`` is the shipped file."""
     option_ranges: dict[str, str] = field(default_factory=dict)
     native_parallel: bool = False
     """True when the game's parallel form is simultaneous play (every player decides at each step),
@@ -28,6 +29,13 @@ class EnvSpec:
 
     def load(self) -> Any:
         return importlib.import_module(self.module)
+
+    @property
+    def rules_path(self) -> Any:
+        """The rules spec as a file of the installed package (``rules`` is its name in the repository)."""
+        from fight_envs.resources import rules_path
+
+        return rules_path(self.name)
 
     @property
     def options(self) -> dict[str, Any]:

@@ -293,7 +293,10 @@ class ProgressLogCallback(BaseCallback):
         sps = self.steps_per_second()
         left = max(self.total - self.num_timesteps, 0)
         eta = f"{left / sps / 60:.1f} min" if sps > 0 else "?"
-        parts = [f"[selfplay] {self.num_timesteps:,}/{self.total:,} steps ({100 * self.num_timesteps / self.total:.0f}%)",
+        # PPO collects whole rollouts, so the last one may pass the total asked for: never more than 100%
+        done = min(self.num_timesteps, self.total)
+        extra = f" (+{self.num_timesteps - self.total:,} to finish the last rollout)" if self.num_timesteps > self.total else ""
+        parts = [f"[selfplay] {done:,}/{self.total:,} steps ({100 * done / self.total:.0f}%){extra}",
                  f"{sps:,.0f} steps/s"]
         if self.pool_cb.recent:
             parts.append(f"train win {np.mean(self.pool_cb.recent):.2f}")

@@ -155,7 +155,10 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
     evaluator = Evaluator(config.eval, config.env.name, config.env.env_options(), game,
                           seed=config.seed, history_path=run_dir / "eval_history.jsonl")
     if resume_from is not None:  # evaluations after the checkpoint resumed (a skipped newer one) are dropped
-        evaluator.history = [row for row in evaluator.history if row["step"] <= start_steps]
+        kept = [row for row in evaluator.history if row["step"] <= start_steps]
+        if len(kept) != len(evaluator.history) and (run_dir / "eval_history.jsonl").is_file():
+            atomic_write(run_dir / "eval_history.jsonl", "".join(json.dumps(row) + "\n" for row in kept))
+        evaluator.history = kept
     eval_cb = EvalCallback(evaluator, config.eval.every) if config.eval.games > 0 and config.eval.baselines else None
     ckpt_cb = CheckpointCallback(run_dir / "checkpoints", config.checkpoint_every, config.keep_checkpoints,
                                  metadata, on_save=pool.save_state)

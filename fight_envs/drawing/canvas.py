@@ -120,6 +120,8 @@ class Canvas:
     height: int
     background: Color = (255, 255, 255)
     shapes: list[Shape] = field(default_factory=list)
+    backdrop: int = 0
+    """How many leading shapes are a fixed backdrop (the same in every frame): rasterised once."""
 
     # --------------------------------------------------------------- drawing
     def rect(self, x: float, y: float, w: float, h: float, fill: Color | None, stroke: Color | None = None,
@@ -161,15 +163,28 @@ class Canvas:
         from PIL import Image, ImageDraw
 
         k = scale * SUPERSAMPLE
-        image = Image.new("RGB", (round(self.width * k), round(self.height * k)), self.background)
+        image = _backdrop(self.width, self.height, self.background, tuple(self.shapes[: self.backdrop]), k).copy()
         draw = ImageDraw.Draw(image)
-        for s in self.shapes:
-            _raster_shape(draw, s, k)
-        return image.resize((round(self.width * scale), round(self.height * scale)), Image.Resampling.BOX)
+        for s in self.shapes[self.backdrop:]:
+            _raster_shape(image, draw, s, k)
+        image = image.reduce(SUPERSAMPLE)
+        size = (round(self.width * scale), round(self.height * scale))
+        return image if image.size == size else image.resize(size, Image.Resampling.BOX)
 
     def to_array(self, scale: float = 1.0) -> np.ndarray:
         """The picture as an ``(height, width, 3)`` uint8 array (times ``scale``)."""
         return np.asarray(self.to_image(scale), dtype=np.uint8).copy()
+
+
+@lru_cache(maxsize=8)
+def _backdrop(width: int, height: int, background: Color, shapes: tuple[Shape, ...], k: float) -> Any:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (round(width * k), round(height * k)), background)
+    draw = ImageDraw.Draw(image)
+    for s in shapes:
+        _raster_shape(image, draw, s, k)
+    return image
 
 
 def _fmt(v: float) -> str:
@@ -206,7 +221,7 @@ def _paint(fill: Color | None, stroke: Color | None, width: float) -> str:
 _PIL_ANCHORS = {"start": "lm", "middle": "mm", "end": "rm"}
 
 
-def _raster_shape(draw: Any, s: Shape, k: float) -> None:
+def _raster_shape(image: Any, draw: Any, s: Shape, k: float) -> None:
     if isinstance(s, Rect):
         box = (s.x * k, s.y * k, (s.x + s.w) * k - 1, (s.y + s.h) * k - 1)
         width = max(1, round(s.stroke_width * k)) if s.stroke is not None else 0
@@ -221,7 +236,20 @@ def _raster_shape(draw: Any, s: Shape, k: float) -> None:
         width = max(1, round(s.stroke_width * k)) if s.stroke is not None else 0
         draw.polygon([(x * k, y * k) for x, y in s.points], fill=s.fill, outline=s.stroke, width=width)
     else:
-        font = _font(max(1, round(s.size * k)))
-        stroke = max(1, round(s.size * k / 28)) if s.bold else 0
-        draw.text((s.x * k, s.y * k), s.text, font=font, fill=s.fill, anchor=_PIL_ANCHORS[s.anchor],
-                  stroke_width=stroke, stroke_fill=s.fill)
+        size = max(1, round(s.size * k))
+        mask, (dx, dy) = _text_stamp(s.text, size, max(1, round(size / 28)) if s.bold else 0, _PIL_ANCHORS[s.anchor])
+        image.paste(s.fill, (round(s.x * k) + dx, round(s.y * k) + dy), mask)
+
+
+@lru_cache(maxsize=4096)
+def _text_stamp(text: str, size: int, stroke: int, anchor: str) -> tuple[Any, tuple[int, int]]:
+    """``text`` rendered once as a greyscale mask, and where its corner sits from the anchor point
+    (the same words recur in every frame: drawing them anew was most of a frame's time)."""
+    from PIL import Image, ImageDraw
+
+    font = _font(size)
+    left, top, right, bottom = font.getbbox(text, anchor=anchor, stroke_width=stroke)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor, stroke_width=stroke,
+                              stroke_fill=255)
+    return mask, (left, top)

@@ -46,6 +46,7 @@ def new_table(title: str, status: str, width: int = WIDTH, height: int = HEIGHT)
     c = Canvas(width, height, WOOD)
     c.rect(8, 8, width - 16, height - 16, FELT, FELT_DARK, 3, radius=26)
     c.rect(22, 50, width - 44, height - 72, None, FELT_LINE, 1.5, radius=18)
+    c.backdrop = len(c.shapes)
     c.text(30, 29, title, 19, WHITE, bold=True)
     c.text(width - 30, 29, status, 14, MUTED, anchor="end", max_width=width - 60 - 14 * len(title))
     return c

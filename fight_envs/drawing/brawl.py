@@ -33,6 +33,27 @@ def _card(c: Canvas, game: BrawlGame, x: float, y: float, card: int, w: float = 
     t.card(c, x, y, value, color, label, w, h, highlight)
 
 
+SHORT = {"PUNCH": "P", "KICK": "K", "JUMP": "J", "DODGE": "D", "COUNTER": "Co", "BLOCK": "B", "CHAOS": "C!"}
+"""One- or two-letter faces of the small cards (what the table knows of another fighter's hand)."""
+
+
+def _other_hand(c: Canvas, g: BrawlGame, seat: int, x: float, y: float, width: float) -> None:
+    """Another fighter's hand: the cards the table knows it holds face up (a blocked attack taken
+    back, a CHAOS shown, the whole hand in an open showdown; the engine's ``public_hand``), the
+    rest as backs."""
+    size = g.hand_size(seat)
+    public = getattr(g, "public_hand", None)
+    known = public(seat).tolist() if public is not None else [0] * NUM_CARD_TYPES
+    faces = [k for k in range(NUM_CARD_TYPES) for _ in range(int(known[k]))][:size]
+    count = len(faces) + max(0, size - len(faces))
+    step = min(24.0, (width - 22) / max(1, count - 1)) if count > 1 else 0
+    for i, k in enumerate(faces):
+        value, color, _ = card_face(g, k)
+        t.card(c, x + i * step, y, SHORT.get(value, value[:2]), color, "", 20, 30)
+    if size > len(faces):
+        t.hidden_cards(c, x + len(faces) * step, y, size - len(faces), 20, 30, min(9.0, step or 9.0))
+
+
 def scene(game: BrawlGame, viewer: int | None = None) -> Canvas:
     g = game
     n = g.num_players
@@ -51,7 +72,9 @@ def scene(game: BrawlGame, viewer: int | None = None) -> Canvas:
         lines = [f"{g.hand_size(s)} cards" if active else f"MASTER  ·  place {g.place[s]}"]
         t.seat_plate(c, x, 58, pw, 92, f"P{s}", lines, t.seat_color(s), acting=s == g.actor and not over,
                      you=s == viewer, out=not active)
-        if active:
+        if active and s != viewer:
+            _other_hand(c, g, s, x + 10, 110, pw - 20)
+        elif active:
             t.hidden_cards(c, x + 10, 110, g.hand_size(s), 20, 30, min(9.0, (pw - 40) / max(1, g.hand_size(s))))
 
     # the battle: attacker -> defender with the attack card

@@ -13,8 +13,12 @@ from fight_envs.registry import make
 ENVS = ("fight5_v0", "brawl_v0", "fifth_earth_v0", "fight_klub_v0")
 
 
+DEFAULTS: dict[str, dict[str, Any]] = {"brawl_v0": {"num_players": 3}}
+"""Options the drawing tests use unless told otherwise (Brawl with two is an open showdown from the start)."""
+
+
 def raw(name: str, **options: Any) -> Any:
-    return make(name, api="raw", **options)
+    return make(name, api="raw", **{**DEFAULTS.get(name, {}), **options})
 
 
 def play_random(env: Any, steps: int, seed: int = 0) -> int:
@@ -52,7 +56,9 @@ def hidden_variant(name: str, game: Any, other: int) -> Any:
         g.decks[other] = list(reversed(g.decks[other]))
         g.clash_stacks = [list(reversed(s)) for s in g.clash_stacks]
     elif name == "brawl_v0":
-        g.hands[other] = np.roll(g.hands[other], 5)
+        # only the part of the hand the table does not know (``public_hand``: all of it in an open showdown)
+        known = g.public_hand(other).copy()
+        g.hands[other] = known + np.roll(g.hands[other] - known, 5)
         g.draw_pile = list(reversed(g.draw_pile))
     elif name == "fifth_earth_v0":
         g.hands[other] = np.roll(g.hands[other], 37)

@@ -26,3 +26,9 @@ def test_readme_starts_with_the_two_commands_ci_runs():
     assert "pytest" in commands[1] and "python -m pytest -q" in ci
     extras = re.search(r'pip install -e "(\.\[[a-z,]+\])"', commands[1]).group(1)
     assert f'pip install --quiet -e "{extras}"' in ci, "CI installs the same extras as the README's test command"
+
+
+def test_each_readme_python_example_runs_on_its_own():
+    """A reader copies one snippet: it must not lean on names an earlier snippet defined."""
+    for k, block in enumerate(re.findall(r"```python\n(.*?)```", README.read_text(), re.S)):
+        exec(compile(block, f"README.md python block {k}", "exec"), {})

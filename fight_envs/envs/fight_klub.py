@@ -47,7 +47,8 @@ and a warning, PettingZoo's convention.
 reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each game draws two decks, with repetition, from
 ``deck_pool``) or a pair of decks, each a preconstructed deck name, a deck-list dict or the path
 of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
-``deck_pool=None`` (all preconstructed decks) or a list of deck names; ``max_turns=40``;
+``deck_pool=None`` (all preconstructed decks), a list of deck names, or ``"random"`` (each game two
+fresh random legal decks, ``fight_envs.games.fight_klub.deckbuild.random_deck``, from the seed); ``max_turns=40``;
 ``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
 ``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
 ``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
@@ -75,6 +76,7 @@ from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
+from fight_envs.games.fight_klub.deckbuild import random_deck
 from fight_envs.core.information import InformationSet
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
 from fight_envs.games.fight_klub.record import make_record
@@ -131,10 +133,14 @@ class raw_env(AECMixin, AECEnv):
         if opts["reward"] != "outcome":
             raise ConfigError(f"reward must be 'outcome' (+1 win / -1 loss / 0 draw or truncation), got {opts['reward']!r}")
         self.fixed_decks = None if opts["decks"] is None else _deck_pair(opts["decks"], "option 'decks'", self.pool)
+        self.random_decks = isinstance(opts["deck_pool"], str) and opts["deck_pool"] == "random"
         pool_names = opts["deck_pool"] if opts["deck_pool"] is not None else list(self.pool.decks)
-        if not isinstance(pool_names, (list, tuple)) or not pool_names:
-            raise ConfigError(f"option 'deck_pool' must be a non-empty list of deck names, got {pool_names!r}")
-        self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
+        if self.random_decks:
+            self.deck_pool = []
+        elif not isinstance(pool_names, (list, tuple)) or not pool_names:
+            raise ConfigError(f"option 'deck_pool' must be 'random' or a non-empty list of deck names, got {pool_names!r}")
+        else:
+            self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
         self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"])
         check_render_mode(opts["render_mode"])
         if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
@@ -166,7 +172,12 @@ class raw_env(AECMixin, AECEnv):
         rng, seed_used = make_rng(seed)
         if decks is None:
             # drawn from the seed's generator first, so the same seed gives the same pairing
-            decks = self.fixed_decks or [self.deck_pool[int(i)] for i in rng.integers(len(self.deck_pool), size=2)]
+            if self.fixed_decks is not None:
+                decks = self.fixed_decks
+            elif self.random_decks:
+                decks = [random_deck(self.pool, rng, name=f"random_{k}") for k in range(2)]
+            else:
+                decks = [self.deck_pool[int(i)] for i in rng.integers(len(self.deck_pool), size=2)]
         game = FightKlubGame(self.pool, decks, self.config)
         game.new_game(rng, drop=None if drop is None else int(drop), orders=orders)  # DealError: nothing changed yet
         self.game, self.seed_used = game, seed_used

@@ -95,7 +95,7 @@ def constructor_cases() -> list[Case]:
 
     cases = []
     for spec in list_envs():
-        game = next(g for g, name in GAMES.items() if name == spec.name)
+        game = next((g for g, name in GAMES.items() if name == spec.name), spec.name)  # a companion env (deck building): its own name
         for option in spec.options:
             for label, value in BAD_VALUES:
                 def run(name=spec.name, option=option, value=value) -> Any:

@@ -59,4 +59,6 @@ def test_checkpoint_paths_go_to_the_checkpoint_loader(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "fight_envs.agents.checkpoint", fake)
     agent = make_agent(str(path), seed=5)
     assert isinstance(agent, Loaded)
-    assert calls == [(str(path), {"game": "fight5", "seed": 5})]  # the game is checked by the loader
+    assert calls == [(str(path), {"game": "fight5", "seed": 5, "trust": False})]  # the game is checked by the loader
+    make_agent(str(path), seed=5, trust=True)
+    assert calls[-1] == (str(path), {"game": "fight5", "seed": 5, "trust": True})  # pickled files only when asked

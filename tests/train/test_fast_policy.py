@@ -206,9 +206,8 @@ def test_one_ppo_update_matches_the_stock_classes() -> None:
 def test_training_uses_them_and_checkpoints_load_as_stock_policies(tmp_path: Path) -> None:
     tiny = Path(__file__).resolve().parents[2] / "configs" / "fight5_selfplay_tiny.yaml"
     run = train_main(load_config(tiny, [f"runs_dir={tmp_path}", "eval.games=0"]))
-    model = MaskablePPO.load(run / "final.zip")
-    assert type(model.policy) is FastMaskablePolicy and model.rollout_buffer_class is FastMaskableRolloutBuffer
-    policy, _ = load_policy(run / "final.zip")
+    policy, _ = load_policy(run / "final.zip")  # data-only: the policy class is recorded by name and rebuilt
+    assert type(policy) is FastMaskablePolicy
     stock = MaskableActorCriticPolicy(policy.observation_space, policy.action_space, lambda _: 0.0,
                                       **{k: v for k, v in policy._get_constructor_parameters().items()
                                          if k not in ("observation_space", "action_space", "lr_schedule")})

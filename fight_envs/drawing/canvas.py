@@ -1,11 +1,13 @@
 """A tiny vector canvas with two outputs: SVG text and an RGB array (through Pillow).
 
-A scene is drawn once, as a list of shapes (rounded rectangles, circles, lines, text), and the
-same list is written as SVG or rasterised, so the picture in a GIF, a video frame and the HTML
-viewer is one picture. Pillow is imported only when a raster is asked for.
+A scene is drawn once, as a list of shapes (rounded rectangles, circles, lines, polygons, text),
+and the same list is written as SVG or rasterised, so the picture in a GIF, a video frame and the
+HTML viewer is one picture. Pillow is imported when the first picture is drawn (never by
+``import fight_envs``).
 
-Raster text uses Pillow's bundled scalable font (``ImageFont.load_default(size)``, Pillow >= 10.1),
-so frames are the same on every machine; SVG text names a sans-serif font family.
+Text metrics (fitting names on cards) and raster text use Pillow's bundled scalable font
+(``ImageFont.load_default(size)``, Pillow >= 10.1), so frames are the same on every machine; SVG
+text names a sans-serif font family, which browsers draw at nearly the same widths.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ nav button:disabled { opacity: 0.4; cursor: default; }
 nav input[type=range] { flex: 1; min-width: 200px; }
 #caption { min-width: 230px; color: #c4decc; }
 #stage { padding: 0 18px 18px; }
-#stage svg { width: 100%; height: auto; max-width: 1200px; display: block; }
+#stage svg { width: 100%; height: auto; max-width: 1200px; max-height: calc(100vh - 110px); display: block; }
 </style>
 </head>
 <body data-step="0" data-seat="spectator">

@@ -104,3 +104,14 @@ def test_fight5_parallel_env_renders_frames_too() -> None:
 def test_an_unknown_engine_is_refused_by_name() -> None:
     with pytest.raises(TypeError, match="no picture for object"):
         draw(object())
+
+
+def test_pillow_is_imported_only_when_a_picture_is_drawn() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom fight_envs.registry import make\n"
+            "env = make('brawl_v0', api='raw', render_mode='rgb_array')\nenv.reset(seed=0)\n"
+            "before = 'PIL' in sys.modules\nenv.render()\nprint(before, 'PIL' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]

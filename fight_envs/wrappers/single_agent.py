@@ -118,7 +118,8 @@ class SingleAgentEnv(gym.Env):
         obs_format: ``"vector"`` or ``"dict"`` (see the module docstring).
         illegal_action: ``"terminate"`` or ``"raise"`` (see the module docstring).
         illegal_reward: the learner's reward when ``illegal_action="terminate"`` ends the game.
-        render_mode: passed to the AEC env.
+        render_mode: passed to the AEC env; ``"rgb_array"`` frames show the learner's view
+            (its hand) unless ``viewer`` is among ``env_options``.
         **env_options: options of the AEC env (``num_players``, ``reward``, ...).
     """
 
@@ -274,6 +275,11 @@ class SingleAgentEnv(gym.Env):
         return self._mask.copy()
 
     def render(self) -> Any:
+        if self.render_mode == "rgb_array" and self.env_options.get("viewer") is None:
+            # the learner's view of the table (its seat changes between episodes), unless a viewer was given
+            from fight_envs.drawing import rgb_array
+
+            return rgb_array(self.aec.unwrapped.game, self.learner_seat)
         return self.aec.render()
 
     def close(self) -> None:

@@ -60,3 +60,17 @@ def test_record_video_on_every_single_agent_view(name: str, tmp_path: Path) -> N
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
     frames, _ = _frames(videos[0])
     assert frames == 7  # RecordVideo stops once it holds more than video_length frames
+
+
+def test_single_agent_frames_show_the_learners_view() -> None:
+    from fight_envs.drawing import rgb_array
+
+    env = gym.make("fight_envs/Fight5-v0", render_mode="rgb_array", num_players=3)
+    for seed in (0, 1, 2):
+        env.reset(seed=seed)
+        inner = env.unwrapped
+        assert np.array_equal(env.render(), rgb_array(inner.aec.unwrapped.game, inner.learner_seat))
+    # a viewer given explicitly wins
+    fixed = SingleAgentEnv("fight5_v0", render_mode="rgb_array", viewer=2, learner_seat=0, num_players=3)
+    fixed.reset(seed=0)
+    assert np.array_equal(fixed.render(), rgb_array(fixed.aec.unwrapped.game, 2))

@@ -344,7 +344,12 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
     config = load_rllib_config(find_config(args.config), args.overrides)
     from fight_envs.train.rllib.trainer import train_rllib
 
-    train_rllib(config, trust_checkpoint=args.trust_checkpoint)
+    from fight_envs.train.config import TrainingDiverged
+
+    try:
+        train_rllib(config, trust_checkpoint=args.trust_checkpoint)
+    except TrainingDiverged as exc:
+        raise CLIError(str(exc)) from None
     return 0
 
 

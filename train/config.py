@@ -203,6 +203,10 @@ class Config:
         return dataclasses.asdict(self)
 
 
+class TrainingDiverged(RuntimeError):
+    """The loss or the weights became NaN or infinite: the run stops (its last checkpoint stays a resume point)."""
+
+
 def validate_common(config: Any, positive: dict[str, int]) -> None:
     """The checks every trainer's config shares: its ``seed``, ``env``, ``ppo`` (a
     :class:`PPOHyperparameters`), ``opponents`` and ``eval`` sections, and the trainer's own

@@ -57,7 +57,7 @@ from fight_envs.train.callbacks import (
     checkpoint_name,
     list_checkpoints,
 )
-from fight_envs.train.config import SELF, Config, load_config, save_config
+from fight_envs.train.config import SELF, Config, TrainingDiverged, load_config, save_config
 from fight_envs.train.fast_ppo import FastMaskablePPO
 from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
 from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
@@ -71,10 +71,6 @@ MODEL_SECTIONS = ("env", "ppo")
 def game_of(env_name: str) -> str:
     """``fight5_v0`` -> ``fight5``: the game name agents and checkpoints are tagged with."""
     return env_name.rsplit("_v", 1)[0]
-
-
-class TrainingDiverged(RuntimeError):
-    """The loss or the weights became NaN or infinite: the run stops (its last checkpoint stays a resume point)."""
 
 
 def train_main(config: Config, trust_checkpoint: bool = False) -> Path:

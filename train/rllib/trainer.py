@@ -35,7 +35,7 @@ from typing import Any
 from fight_envs.agents.rllib_agent import save_rllib_module
 from fight_envs.core.atomic import atomic_directory, atomic_write, existing_directory
 from fight_envs.core.errors import ConfigError
-from fight_envs.train.config import SELF
+from fight_envs.train.config import SELF, TrainingDiverged
 from fight_envs.train.rllib.config import RLlibConfig, load_rllib_config, save_rllib_config
 
 ENV_NAME = "fight_envs_rllib"
@@ -252,6 +252,26 @@ def prepare_run_dir(config: RLlibConfig) -> Path:
     return run_dir
 
 
+LOSS_KEYS = ("total_loss", "policy_loss", "vf_loss")
+
+
+def check_losses(result: dict[str, Any], steps: int) -> None:
+    """Stop the run (TrainingDiverged) when an update's loss is NaN or infinite."""
+    import math
+
+    for module_id, stats in (result.get("learners") or {}).items():
+        for key in LOSS_KEYS:
+            value = stats.get(key) if isinstance(stats, dict) else None
+            try:
+                bad = value is not None and not math.isfinite(float(value))
+            except (TypeError, ValueError):
+                bad = False
+            if bad:
+                raise TrainingDiverged(f"the PPO {key} of module {module_id!r} became {value} after {steps:,} learner "
+                                       "steps; lower ppo.learning_rate or ppo.max_grad_norm, then start again or resume "
+                                       "from the last checkpoint")
+
+
 def learner_steps(result: dict[str, Any]) -> int:
     """The learning module's lifetime sampled steps, from an RLlib result dict."""
     from fight_envs.train.rllib.league import LEARNER
@@ -335,6 +355,7 @@ def train_rllib(config: RLlibConfig, trust_checkpoint: bool = False) -> Path:
         offset = None  # RLlib restores its step counters with the checkpoint; if not, count on from the saved steps
         while steps < config.total_timesteps:
             result = algo.train()
+            check_losses(result, steps)
             iteration = int(getattr(algo, "iteration", iteration + 1))  # restored with a resumed checkpoint
             if offset is None:
                 offset = start_steps if learner_steps(result) < start_steps else 0

@@ -4,11 +4,15 @@ A run lives in ``<runs_dir>/<run_name>/``::
 
     config.yaml          the resolved config (``fight_envs.train.config.load_config`` reads it back)
     tb/                  TensorBoard events (SB3's own scalars, and ``selfplay/...``)
-    checkpoints/         step_<timesteps>.zip full checkpoints (resume points) + .json sidecars
+    checkpoints/         step_<timesteps>.zip training checkpoints (resume points) + .json sidecars
     pool/                the opponent pool: snapshots, manifest.json, state.json
     eval_history.jsonl   every evaluation's win rates (the rating is fitted on them)
     summary.json         wall time and steps/s over all sessions, the last evaluation
     final.zip            the trained model + final.json (its sidecar; see fight_envs.agents.checkpoint)
+
+Every checkpoint is in fight-envs' data-only format (network by name in JSON, tensors read with
+``torch.load(weights_only=True)``): resuming and loading run no code from the files. Every file is
+written atomically (``fight_envs.core.atomic``), except the append-only logs (TensorBoard events).
 
 The learner is one network for every player count in ``env.num_players``: ``n_envs`` envs per
 count, each a ``SingleAgentEnv`` whose opponents come from the pool, and whose observation is

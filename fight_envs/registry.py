@@ -35,7 +35,7 @@ class EnvSpec:
         """The rules spec as a file of the installed package (``rules`` is its name in the repository)."""
         from fight_envs.resources import rules_path
 
-        return rules_path(self.name)
+        return rules_path(self.rules.rsplit("/", 1)[-1].removesuffix(".md"))
 
     @property
     def options(self) -> dict[str, Any]:

@@ -103,7 +103,7 @@ from fight_envs.envs.base import (
     render_text_mode,
     wrap_aec,
 )
-from fight_envs.games.brawl.cards import DEFAULT_CARDS, load_cards
+from fight_envs.games.brawl.cards import cards_for, load_cards
 from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, encode
 from fight_envs.games.brawl.record import make_record
 from fight_envs.games.brawl.render import render_text
@@ -171,7 +171,7 @@ class _BrawlTable:
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
                                    or not 0 <= viewer < num_players):
             raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
-        self.cards = DEFAULT_CARDS if cards is None else load_cards(cards)
+        self.cards = cards_for(self.config.rules) if cards is None else load_cards(cards)
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
@@ -248,12 +248,12 @@ class _BrawlTable:
     def infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
         """Every agent's info; only the deciding fighter's mask is computed, the rest are zeros."""
         g = self.game
-        sizes = g.hands.sum(axis=1)
         if self.mask_in_info:
+            sizes = g.hands.sum(axis=1)
             return {agent: self.info(self.seat[agent], self.mask(self.seat[agent]), sizes) for agent in agents}
-        place, steps, phase, n = g.place.tolist(), g.steps, int(g.phase), len(sizes)
-        twice = np.concatenate((sizes, sizes))  # egocentric hand sizes of seat s: twice[s:s + n]
-        listed = sizes.tolist()
+        listed = g.sizes
+        place, steps, phase, n = g.place.tolist(), g.steps, int(g.phase), len(listed)
+        twice = np.array(listed + listed, dtype=np.int64)  # egocentric hand sizes of seat s: twice[s:s + n]
         out = {}
         for agent in agents:
             seat = self.seat[agent]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fight_envs.games.brawl.cards import DEFAULT_CARDS, BrawlCards, parse_cards
+from fight_envs.games.brawl.cards import CLASSIC_CARDS, BrawlCards, parse_cards
 from fight_envs.games.brawl.rules import CLOCKWISE, COUNTER_CLOCKWISE, PASS, BrawlConfig, BrawlDeal, BrawlGame
 
 SHORT = {"FP": "FIRE PUNCH", "FK": "FIRE KICK", "WP": "WATER PUNCH", "WK": "WATER KICK", "NP": "WIND PUNCH",
@@ -21,18 +21,18 @@ SHORT = {"FP": "FIRE PUNCH", "FK": "FIRE KICK", "WP": "WATER PUNCH", "WK": "WATE
 
 
 def small_cards(standard_hand_size: int = 1, **changes: object) -> BrawlCards:
-    """Default card data with another standard hand size (and any other top-level field changed)."""
-    data = DEFAULT_CARDS.to_json()
+    """The classic card data with another standard hand size (and any other top-level field changed)."""
+    data = CLASSIC_CARDS.to_json()
     data["standard_hand_size"] = standard_hand_size
     data.update(changes)
     return parse_cards(data, "scenario cards")
 
 
-def card(name: str, cards: BrawlCards = DEFAULT_CARDS) -> int:
+def card(name: str, cards: BrawlCards = CLASSIC_CARDS) -> int:
     return cards.card_of(SHORT.get(name, name))
 
 
-def action(name: str, cards: BrawlCards = DEFAULT_CARDS) -> int:
+def action(name: str, cards: BrawlCards = CLASSIC_CARDS) -> int:
     if name == "PASS":
         return PASS
     if name == "CW":

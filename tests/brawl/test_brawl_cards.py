@@ -9,15 +9,23 @@ from typing import Any
 import pytest
 
 from fight_envs.core.errors import CardDataError, ConfigError
-from fight_envs.games.brawl.cards import DEFAULT_CARDS, NUM_CARD_TYPES, load_cards, parse_cards
+from fight_envs.games.brawl.cards import CLASSIC_CARDS, DEFAULT_CARDS, NUM_CARD_TYPES, load_cards, parse_cards
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame
 
 
 def test_default_deck_is_the_documented_design() -> None:
-    c = DEFAULT_CARDS
+    c = DEFAULT_CARDS  # the standard rules' deck
     assert c.elements == ("FIRE", "WATER", "WIND", "EARTH")
     assert c.names[:4] == ("FIRE PUNCH", "FIRE KICK", "WATER PUNCH", "WATER KICK")
     assert c.names[8:] == ("JUMP", "DODGE", "COUNTER", "BLOCK", "CHAOS")
+    assert c.deck.tolist() == [6] * 8 + [4, 3, 3, 3, 4]
+    assert c.deck_size == 65 and c.standard_hand_size == 6 and c.deal_size == 7
+    assert c.deal_size * 8 <= c.deck_size - 9  # eight fighters can be dealt, nine cards left to draw
+
+
+def test_classic_deck_is_the_first_releases() -> None:
+    c = CLASSIC_CARDS
+    assert c.elements == DEFAULT_CARDS.elements
     assert c.deck.tolist() == [4] * 8 + [6, 4, 4, 4, 4]
     assert c.deck_size == 54 and c.standard_hand_size == 5 and c.deal_size == 6
     assert c.deal_size * 8 <= c.deck_size  # eight fighters can be dealt

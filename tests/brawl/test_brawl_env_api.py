@@ -11,7 +11,7 @@ from brawl_scenario import make_deal, small_cards
 
 from fight_envs import brawl_v0
 from fight_envs.core.errors import ConfigError, DealError, IllegalActionError, RecordError
-from fight_envs.games.brawl.cards import DEFAULT_CARDS
+from fight_envs.games.brawl.cards import CLASSIC_CARDS
 from fight_envs.games.brawl.observe import OBS_SIZE, OBS_SLICES, encode
 from fight_envs.games.brawl.record import replay
 from fight_envs.games.brawl.rules import NUM_ACTIONS, PASS
@@ -35,7 +35,8 @@ def _play_random(env, rng: np.random.Generator, check=None) -> int:
     return steps
 
 
-def deal_json(hands, pile_top=(), cards=DEFAULT_CARDS) -> dict:
+def deal_json(hands, pile_top=(), cards=CLASSIC_CARDS) -> dict:
+    """A fixed deal of the classic deck (six cards a hand); the envs below take ``rules="classic"``."""
     return make_deal(hands, pile_top, cards).to_json(cards)
 
 
@@ -96,7 +97,7 @@ def test_truncation_not_termination_when_the_step_limit_is_hit() -> None:
 
 
 def test_raw_env_illegal_action_raises_and_changes_nothing() -> None:
-    env = brawl_v0.raw_env(num_players=3)
+    env = brawl_v0.raw_env(num_players=3, rules="classic")
     env.reset(seed=0, options={"deal": deal_json([["FP", "WP", "EP", "EK", "NK", "NP"], ["J"] * 6,
                                                   ["D", "D", "D", "D", "C", "C"]])})
     before = (env.observe("player_0")["observation"].copy(), env.agent_selection)
@@ -140,11 +141,11 @@ def test_unknown_reset_option_only_warns() -> None:
 
 
 def test_fixed_deal_through_reset_options_and_its_errors() -> None:
-    env = brawl_v0.raw_env(num_players=2)
+    env = brawl_v0.raw_env(num_players=2, rules="classic")
     deal = deal_json([["X", "FP", "FK", "WP", "WK", "J"], ["B", "B", "D", "D", "C", "C"]], ["EP"])
     env.reset(seed=5, options={"deal": deal})
     g = env.unwrapped.game
-    assert g.hands[0, 12] == 1 and g.hands[1, 11] == 2 and g.draw_pile[-1] == DEFAULT_CARDS.card_of("EARTH PUNCH")
+    assert g.hands[0, 12] == 1 and g.hands[1, 11] == 2 and g.draw_pile[-1] == CLASSIC_CARDS.card_of("EARTH PUNCH")
     bad = json.loads(json.dumps(deal))
     bad["hands"][0][0] = "FIRE PUNCH"
     with pytest.raises(DealError, match="differ from the deck by"):
@@ -161,7 +162,7 @@ def test_observation_hides_other_hands_and_the_draw_pile() -> None:
     mine = ["FP", "WP", "EP", "X", "J", "D"]
     a = deal_json([mine, ["FK", "FK", "NK", "NK", "B", "C"], ["EK", "EK", "WK", "WK", "J", "J"]])
     b = deal_json([mine, ["EK", "WK", "J", "NK", "B", "C"], ["FK", "FK", "EK", "WK", "J", "NK"]])
-    envs = [brawl_v0.raw_env(num_players=3), brawl_v0.raw_env(num_players=3)]
+    envs = [brawl_v0.raw_env(num_players=3, rules="classic"), brawl_v0.raw_env(num_players=3, rules="classic")]
     envs[0].reset(seed=1, options={"deal": a})
     envs[1].reset(seed=1, options={"deal": b})
     g0, g1 = envs[0].unwrapped.game, envs[1].unwrapped.game
@@ -181,12 +182,12 @@ def test_observation_is_egocentric() -> None:
 
 def test_render_shows_only_the_viewers_hand() -> None:
     deal = deal_json([["X", "FP", "FK", "WP", "WK", "J"], ["B", "B", "D", "D", "C", "C"]])
-    env = brawl_v0.raw_env(num_players=2, render_mode="ansi", viewer=1)
+    env = brawl_v0.raw_env(num_players=2, render_mode="ansi", viewer=1, rules="classic")
     env.reset(seed=0, options={"deal": deal})
     text = env.render()
     assert "your hand (P1): 2x DODGE, 2x COUNTER, 2x BLOCK" in text and "CHAOS" not in text.split("hand")[-1]
     assert "FIRE" not in text
-    env = brawl_v0.raw_env(num_players=2, render_mode="ansi")
+    env = brawl_v0.raw_env(num_players=2, render_mode="ansi", rules="classic")
     env.reset(seed=0, options={"deal": deal})
     assert "your hand" not in env.render()
     with pytest.warns(UserWarning, match="without a render_mode"):

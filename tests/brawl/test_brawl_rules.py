@@ -11,18 +11,22 @@ import numpy as np
 import pytest
 from brawl_scenario import hand, legal, new_game, play, small_cards
 
-from fight_envs.games.brawl.cards import CHAOS, DEFAULT_CARDS
+from fight_envs.games.brawl.cards import CHAOS, CLASSIC_CARDS, DEFAULT_CARDS
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, Phase
 
 
 # ---------------------------------------------------------------- setup and turn order
 @pytest.mark.parametrize("n", range(2, 9))
 def test_deal_gives_one_card_over_the_standard_hand(n: int) -> None:
-    game = BrawlGame(BrawlConfig(num_players=n))
+    game = BrawlGame(BrawlConfig(num_players=n))  # standard rules: a standard hand of 6, so 7 dealt
     game.new_game(np.random.default_rng(n))
-    assert DEFAULT_CARDS.standard_hand_size == 5 and DEFAULT_CARDS.deal_size == 6
-    assert game.hands.sum(axis=1).tolist() == [6] * n
-    assert len(game.draw_pile) == DEFAULT_CARDS.deck_size - 6 * n
+    assert DEFAULT_CARDS.standard_hand_size == 6 and DEFAULT_CARDS.deal_size == 7
+    assert game.hands.sum(axis=1).tolist() == [7] * n
+    assert len(game.draw_pile) == DEFAULT_CARDS.deck_size - 7 * n
+    classic = BrawlGame(BrawlConfig(num_players=n, rules="classic"))  # classic: 5, so 6 dealt
+    classic.new_game(np.random.default_rng(n))
+    assert CLASSIC_CARDS.standard_hand_size == 5 and classic.cards is CLASSIC_CARDS
+    assert classic.hands.sum(axis=1).tolist() == [6] * n
 
 
 def test_left_of_dealer_attacks_first_clockwise_with_an_elemental_attack() -> None:

@@ -135,4 +135,18 @@ def load_cards(path: str | Path | None = None) -> BrawlCards:
     return parse_cards(data, source)
 
 
+def load_classic_cards() -> BrawlCards:
+    """The classic rules' card data (``cards_classic.json``: 54 cards, standard hand 5)."""
+    data, source = load_json_data("fight_envs.games.brawl", "cards_classic.json", None, "brawl cards_classic.json")
+    return parse_cards(data, source)
+
+
 DEFAULT_CARDS = load_cards()
+"""The standard rules' card data (``cards.json``)."""
+CLASSIC_CARDS = load_classic_cards()
+"""The classic rules' card data (``cards_classic.json``), what ``rules="classic"`` deals without a card file."""
+
+
+def cards_for(rules: str) -> BrawlCards:
+    """The card data a rule set deals when no card file is given."""
+    return CLASSIC_CARDS if rules == "classic" else DEFAULT_CARDS

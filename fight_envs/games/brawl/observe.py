@@ -71,18 +71,14 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     hands = game.hands
     obs[0:NUM_CARD_TYPES] = hands[seat]
-    sizes = hands.sum(axis=1)
-    i = _HAND_SIZES
-    if seat:
-        obs[i:i + n - seat] = sizes[seat:]
-        obs[i + n - seat:i + n] = sizes[:seat]
-    else:
-        obs[i:i + n] = sizes
-    obs[_PRESENT_AT:_PRESENT_AT + n] = 1.0
-    active = game.active
-    i = _FIGHTING
-    obs[i:i + n - seat] = active[seat:]
-    obs[i + n - seat:i + n] = active[:seat]
+    sizes, active = game.sizes, game.active.tolist()
+    hs, fi = _HAND_SIZES, _FIGHTING
+    for k in range(n):
+        s = seat + k - n if seat + k >= n else seat + k
+        obs[hs + k] = sizes[s]
+        obs[_PRESENT_AT + k] = 1.0
+        if active[s]:
+            obs[fi + k] = 1.0
     if game.finish_order:
         i = _S["place"]
         obs[i:i + n] = game.place[_REL[n][seat]] / n
@@ -116,7 +112,7 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
     # empty while the game goes on; once it is over the last fighter's cards stay hidden)
     open_hands = game.showdown and game.config.showdown == "open" and game.phase != Phase.OVER
     public = hands if open_hands else game.known
-    if public is hands or public.any():
+    if public is hands or game.known_count:
         i = _KNOWN
         rows = public.ravel()
         cut = seat * NUM_CARD_TYPES
@@ -125,9 +121,9 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
         obs[i:i + NUM_CARD_TYPES] = 0.0  # my own row: my hand is in ``hand``
     if game.chaos_spent:
         i = _S["chaos_played"]
-        played = game.chaos_played
-        obs[i:i + n - seat] = played[seat:]
-        obs[i + n - seat:i + n] = played[:seat]
+        played = game.chaos_played.tolist()
+        for k in range(n):
+            obs[i + k] = played[(seat + k) % n]
     obs[_S["battle_attacks"]] = b.attacks
     # Custom card data may hold far more cards than the standard deck; clip so the observation
     # always lies inside its Box (only card counts above OBS_HIGH are affected; every feature is

@@ -36,6 +36,7 @@ from fight_envs.games.brawl.cards import (
     NUM_ATTACKS,
     NUM_CARD_TYPES,
     BrawlCards,
+    cards_for,
     is_attack,
 )
 
@@ -252,8 +253,9 @@ class BrawlGame:
     open showdown, both hands), and ``chaos_played[s]``, the CHAOS cards ``s`` has played.
     """
 
-    def __init__(self, config: BrawlConfig | None = None, cards: BrawlCards = DEFAULT_CARDS) -> None:
+    def __init__(self, config: BrawlConfig | None = None, cards: BrawlCards | None = None) -> None:
         self.config = config or BrawlConfig()
+        cards = cards_for(self.config.rules) if cards is None else cards
         self.cards = cards
         self.num_players = self.config.num_players
         if cards.deal_size * self.num_players > cards.deck_size:
@@ -288,6 +290,8 @@ class BrawlGame:
         for s, h in enumerate(deal_used.hands):
             for c in h:
                 self.hands[s, c] += 1
+        self.sizes: list[int] = [len(h) for h in deal_used.hands]
+        """Cards in each hand (kept with ``hands``; the per-step paths read it instead of summing)."""
         self.draw_pile: list[int] = list(reversed(deal_used.draw_pile))  # top of the pile is the list's end
         self.discard: list[int] = []
         self.discard_counts = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
@@ -297,6 +301,8 @@ class BrawlGame:
         self.place = np.zeros(n, dtype=np.int64)
         """Finishing place (1 = first), 0 while still fighting."""
         self.known = np.zeros((n, NUM_CARD_TYPES), dtype=np.int64)
+        self.known_count = 0
+        """``known.sum()``, kept with it."""
         self.chaos_played = np.zeros(n, dtype=np.int64)
         self.finish_order: list[list[int]] = []
         self.showdown = False
@@ -330,7 +336,7 @@ class BrawlGame:
         return self.phase == Phase.OVER
 
     def hand_size(self, seat: int) -> int:
-        return int(self.hands[seat].sum())
+        return self.sizes[seat]
 
     def decision_kind(self, seat: int) -> str:
         """One of ``DECISION_KINDS``: what ``seat`` is asked now (``"none"`` if it is not deciding)."""
@@ -421,6 +427,7 @@ class BrawlGame:
             setattr(g, name, getattr(self, name).copy())
         g.draw_pile, g.discard, g.table, g.window = list(self.draw_pile), list(self.discard), list(self.table), \
             list(self.window)
+        g.sizes = list(self.sizes)
         g.finish_order = [list(x) for x in self.finish_order]
         g.actions, g.events = list(self.actions), list(self.events)
         g.battle = self.battle.copy()
@@ -569,13 +576,15 @@ class BrawlGame:
                 b.dodger = seat
                 self._set(Phase.DODGE_BACK, b.attacker, after_play_by=seat)
             elif a == COUNTER:
-                if self.hands[seat].sum() == 0:  # COUNTER as the last card: draw one, may play it
+                if self.sizes[seat] == 0:  # COUNTER as the last card: draw one, may play it
                     self._draw(seat)
                 self._set(Phase.COUNTER_FOLLOW, seat, after_play_by=seat)
             elif a == BLOCK:  # the aggressor takes its attack back into its hand
                 self.table.remove(b.attack_card)
                 self.hands[b.attacker, b.attack_card] += 1
+                self.sizes[b.attacker] += 1
                 self.known[b.attacker, b.attack_card] += 1  # everyone saw it go back
+                self.known_count += 1
                 self._end_battle(after_play_by=seat)
             return
         # follow-up phases: an attack, or PASS
@@ -605,8 +614,10 @@ class BrawlGame:
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat, card] -= 1
-        if self.known[seat, card] > 0:
+        self.sizes[seat] -= 1
+        if self.known_count and self.known[seat, card] > 0:
             self.known[seat, card] -= 1
+            self.known_count -= 1
         self.table.append(card)
 
     def _draw(self, seat: int) -> None:
@@ -619,6 +630,7 @@ class BrawlGame:
             self.reshuffles += 1
         if self.draw_pile:
             self.hands[seat, self.draw_pile.pop()] += 1
+            self.sizes[seat] += 1
 
     def _to_discard(self, cards: list[int]) -> None:
         for c in cards:
@@ -628,8 +640,10 @@ class BrawlGame:
     def _play_chaos(self, seat: int) -> None:
         """CHAOS: the battle on the table is abandoned, everyone else draws, ``seat`` picks a direction."""
         self.hands[seat, CHAOS] -= 1
-        if self.known[seat, CHAOS] > 0:
+        self.sizes[seat] -= 1
+        if self.known_count and self.known[seat, CHAOS] > 0:
             self.known[seat, CHAOS] -= 1
+            self.known_count -= 1
         self.chaos_played[seat] += 1
         self._to_discard(self.table)
         self.table = []
@@ -639,7 +653,7 @@ class BrawlGame:
             s = (seat + k) % n
             if self.active[s]:
                 self._draw(s)
-        if self.hands[seat].sum() == 0:  # CHAOS as the last card: its player draws too
+        if self.sizes[seat] == 0:  # CHAOS as the last card: its player draws too
             self._draw(seat)
         self.window = []
         self.battle = Battle()
@@ -680,6 +694,7 @@ class BrawlGame:
             self.actor = self.window.pop(0)
             if self.config.chaos_windows is True and self.known[self.actor, CHAOS] == 0:
                 self.known[self.actor, CHAOS] = 1  # being asked shows a CHAOS in hand
+                self.known_count += 1
         else:
             self.phase, self.actor = self.resume
 
@@ -695,8 +710,8 @@ class BrawlGame:
         self._to_discard(self.table)
         self.table = []
         opener = self.battle.opener
-        sizes = self.hands.sum(axis=1)
-        out = [s for s in range(self.num_players) if self.active[s] and sizes[s] == 0]
+        sizes, active = self.sizes, self.active
+        out = [s for s in range(self.num_players) if sizes[s] == 0 and active[s]]
         if out:
             self._finish(out)
         left = int(self.active.sum())
@@ -719,6 +734,7 @@ class BrawlGame:
         for s in seats:
             self.active[s] = False
             self.place[s] = place
+            self.known_count -= int(self.known[s].sum())
             self.known[s] = 0
         self.finish_order.append(sorted(seats))
 

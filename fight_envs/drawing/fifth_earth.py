@@ -61,7 +61,11 @@ def scene(game: FifthEarthGame, viewer: int | None = None) -> Canvas:
         hand = int(np.count_nonzero(g.hands[s]))
         rest = int((g.rest_since[s] != NOBODY).sum())
         spoils = int(np.count_nonzero(g.spoils[s]))
-        lines = [f"hand {hand}  ·  rest {rest}  ·  spoils {spoils}", f"destinations won {int(g.destinations_won[s])}"]
+        won = int(g.destinations_won[s])
+        if pw >= 200:
+            lines = [f"hand {hand}  ·  rest {rest}  ·  spoils {spoils}", f"destinations won {won}"]
+        else:
+            lines = [f"hand {hand} · rest {rest}", f"spoils {spoils} · won {won}"]
         t.seat_plate(c, 30 + s * (pw + 10), 58, pw, 66, f"P{s}", lines, t.seat_color(s), acting=s == acting,
                      you=s == viewer, out=not bool(g.alive[s]))
 

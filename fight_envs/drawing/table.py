@@ -26,7 +26,8 @@ GOLD: Color = (244, 196, 48)
 BACK: Color = (44, 62, 140)
 BACK_LINE: Color = (120, 140, 214)
 RED: Color = (198, 52, 44)
-SEAT_COLORS: tuple[Color, ...] = ((214, 69, 65), (52, 120, 214), (240, 170, 40), (122, 176, 66), (156, 89, 182))
+SEAT_COLORS: tuple[Color, ...] = ((214, 69, 65), (52, 120, 214), (240, 170, 40), (122, 176, 66), (156, 89, 182),
+                                  (32, 178, 170), (236, 112, 180), (150, 150, 150))
 """One colour per seat (Fight 5 elements, seat plates), in seat order."""
 
 CARD_W = 46

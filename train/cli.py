@@ -434,6 +434,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         result = play_game(env, seats, seed=seed)
     except HumanQuit:
         print("bye")
+        save_record(env, args.save_record)  # the game so far
         return 0
     print(env.render())
     save_record(env, args.save_record)

@@ -50,6 +50,25 @@ def test_play_saves_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert len(list((tmp_path / "svg").glob("*.svg"))) == len(record["actions"]) + 1
 
 
+def test_play_saves_the_game_so_far_when_the_human_quits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = iter(["2", "3", "q"])
+    offered: list[str] = []
+
+    def answer(prompt: str) -> str:
+        offered.append(re.search(r"\(([^,;]+)", prompt).group(1).strip())
+        reply = next(answers)
+        return offered[-1] if reply != "q" else reply
+
+    monkeypatch.setattr("builtins.input", answer)
+    path = tmp_path / "quit.json"
+    assert main(["play", "--env", "fight5_v0", "--opponents", "random", "--seed", "3",
+                 "--save-record", str(path)]) == 0
+    record = json.loads(path.read_text())
+    assert record["finished"] is False
+    assert [a for a in record["actions"] if a[0] == 0][:2] == [[0, offered[0]], [0, offered[1]]]
+    assert main(["replay", str(path), "--svg", str(tmp_path / "svg")]) == 0
+
+
 def test_replay_errors_are_one_clear_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")

@@ -69,6 +69,7 @@ MAX_OBSERVATION_SIZE = 1_000_000
 MAX_ACTIONS = 100_000
 MAX_LAYERS = 16
 MAX_LAYER_WIDTH = 65_536
+MAX_PARAMETERS = 50_000_000
 MAX_JSON_BYTES = 1 << 20
 MAX_ENTRY_BYTES = 1 << 30
 """A checkpoint's zip unpacks to at most this much (a zip bomb is refused before it is read)."""
@@ -256,6 +257,19 @@ def _layer_sizes(value: Any) -> bool:
     return isinstance(value, list) and len(value) <= MAX_LAYERS and all(_small_int(n, 1, MAX_LAYER_WIDTH) for n in value)
 
 
+def _check_size(path: Path, inputs: int, net_arch: Any, num_actions: int) -> None:
+    """Refuse a description whose network would not fit in memory (checked before anything is allocated)."""
+    nets = list(net_arch.values()) if isinstance(net_arch, dict) else [net_arch, net_arch]
+    total = 0
+    for layers in nets:
+        widths = [inputs * 2, *layers]  # twice the inputs: room for a feature extractor's additions
+        total += sum(a * b for a, b in zip(widths, widths[1:])) + (widths[-1] * num_actions)
+    if total > MAX_PARAMETERS:
+        raise CheckpointError(f"{path}: {POLICY_ENTRY} fields net_arch and observation_shape describe a network of "
+                              f"about {total:,} parameters; at most "
+                              f"{MAX_PARAMETERS:,} are allowed")
+
+
 def build_policy(spec: Any, path: Path, device: str = "cpu") -> Any:
     """The untrained policy ``spec`` describes (every field checked against an allow-list)."""
     from gymnasium import spaces
@@ -291,6 +305,7 @@ def build_policy(spec: Any, path: Path, device: str = "cpu") -> Any:
         raise _spec_error(path, "observation_shape", shape, f"1 to 4 positive integers, at most {MAX_OBSERVATION_SIZE:,} values")
     if not _small_int(spec["num_actions"], 1, MAX_ACTIONS):
         raise _spec_error(path, "num_actions", spec["num_actions"], f"an integer in 1..{MAX_ACTIONS}")
+    _check_size(path, math.prod(shape), net_arch, int(spec["num_actions"]))
     bounds = (spec["observation_low"], spec["observation_high"])
     if not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) or not bounds[0] <= bounds[1]:
         raise _spec_error(path, "observation_low/high", bounds, "two numbers, low <= high")

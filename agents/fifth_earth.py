@@ -107,11 +107,18 @@ class HeuristicAgent(Agent):
     version = 3
     game = GAME
 
-    def __init__(self, seed: int | None = None, power_weight: float = 2.0, ties: str = "first") -> None:
+    def __init__(self, seed: int | None = None, power_weight: float = 0.5, ties: str = "first",
+                 rest_cost: float = 0.5, thrown_power: float = 2.0, weak_prior: float = 0.8,
+                 deposit_value: float = 0.1, out_value: float = 6.0) -> None:
         super().__init__(seed)
         if ties not in TIES:
             raise ValueError(f"ties must be one of {TIES} (the game's option), got {ties!r}")
         self.power_weight = float(power_weight)
+        self.rest_cost = float(rest_cost)
+        self.thrown_power = float(thrown_power)
+        self.weak_prior = float(weak_prior)
+        self.deposit_value = float(deposit_value)
+        self.out_value = float(out_value)
         # The observation does not carry the ties option, so the agent is told it.
         self.ties = ties
 
@@ -121,7 +128,11 @@ class HeuristicAgent(Agent):
             raise ValueError("no legal action: the action mask is all zeros")
         obs = np.asarray(observation)
         if legal[0] >= CHALLENGE_BASE:
-            return int(min(legal, key=lambda a: float(_player(obs, int(a) - CHALLENGE_BASE + 1, "hand_size")[0])))
+            # The player leading the tally (most destinations won), then the one with fewest cards.
+            def key(a: int) -> tuple[float, float]:
+                k = int(a) - CHALLENGE_BASE + 1
+                return (-float(_player(obs, k, "destinations_won")[0]), float(_player(obs, k, "hand_size")[0]))
+            return int(min(legal, key=key))
         if legal[0] >= DESTINATION_BASE:
             return int(legal[0])
         return self._lay(obs, legal[legal < DESTINATION_BASE])
@@ -154,28 +165,127 @@ class HeuristicAgent(Agent):
         weights = np.concatenate([np.ones(known.size), np.full(pool.size, unknown / max(pool.size, 1))])
         if weights.sum() <= 0:
             return np.zeros(1), np.ones(1), 1.0, tie
-        return values, weights / weights.sum(), 1.0, tie
+        weights = weights / weights.sum()
+        if self.weak_prior > 0 and _player(obs, offset, "has_laid")[0]:
+            # A sensible first layer that cannot be sure to win throws its weakest card: mix the
+            # chance of each power being the weakest in its hand into the uniform one.
+            distinct = np.unique(values)
+            kmin = POWER[known].min() if known.size else np.inf
+            at_least = np.array([(kmin >= t) * _none_drawn(pool.size, int((POWER[pool] < t).sum()), unknown)
+                                 for t in distinct] + [0.0])
+            weakest = at_least[:-1] - at_least[1:]
+            if weakest.sum() > 0:
+                uniform = np.array([weights[values == t].sum() for t in distinct])
+                mixed = (1 - self.weak_prior) * uniform + self.weak_prior * weakest / weakest.sum()
+                return distinct, mixed / mixed.sum(), 1.0, tie
+        return values, weights, 1.0, tie
+
+    def _sure(self, obs: np.ndarray, rivals: list[int], laid: dict, unseen: np.ndarray, x: float) -> bool:
+        """Does a lay of power ``x`` beat every lay the rivals have made or can answer with (cards alone)?"""
+        for r in rivals:
+            if r in laid:
+                values, weights, _, tie = laid[r]
+                if (weights[values >= x] > 0).any() and not (tie == 1.0 and (weights[values > x] == 0).all()):
+                    return False
+            elif self._beat_chance(obs, r, unseen, x) > 0:
+                return False
+        return True
+
+    def _beat_chance(self, obs: np.ndarray, offset: int, unseen: np.ndarray, x: float) -> float:
+        """Chance that the player ``offset`` seats on, yet to lay, holds an answer beating a lay of power ``x``.
+
+        Its hand: the revealed cards known to be in it, the rest a uniform draw from the unseen
+        cards (singles counted exactly, hypergeometric; runs as independent events). Resting
+        characters cannot answer. An answer must exceed ``x`` (ties go to the first layer);
+        under ``ties="rolloff"`` a match counts half."""
+        known = _player(obs, offset, "known_hand") > 0.5
+        hand = round(float(_player(obs, offset, "hand_size")[0]) * COUNT_SCALE)
+        resting = np.repeat(_player(obs, offset, "resting") > 0, NUM_STAGES)
+        m = int(unseen.sum())
+        u = min(max(hand - int(known.sum()), 0), m)
+        # Resting characters cannot answer, unless every character it holds rests ("the only option
+        # left"): the chance of that weighs the two cases.
+        if (known & ~resting).any():
+            all_rest = 0.0
+        else:
+            all_rest = _none_drawn(m, int((unseen & ~resting).sum()), u)
+        miss = (1.0 - all_rest) * self._miss(known, unseen, m, u, x, resting)
+        if all_rest > 0:
+            miss += all_rest * self._miss(known, unseen, m, u, x, np.zeros(NUM_CARDS, dtype=bool))
+        return 1.0 - miss
+
+    def _miss(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, x: float, resting: np.ndarray) -> float:
+        """Chance that no lay of the cards it may lay (not ``resting``) beats ``x``."""
+        half = self.ties == "rolloff"
+        p_card = np.where(known, 1.0, np.where(unseen, u / max(m, 1), 0.0)) * ~resting
+        beats = POWER > x
+        if (known & beats & ~resting).any():
+            return 0.0
+        miss = _none_drawn(m, int((unseen & beats & ~resting).sum()), u)
+        if half:
+            miss *= float(np.prod(1 - 0.5 * p_card[POWER == x]))
+        for k in range(2, NUM_STAGES + 1):
+            runs = RUN_CARDS[k]
+            rp = p_card[runs].prod(axis=1)
+            total = POWER[runs].sum(axis=1)
+            miss *= float(np.prod(1 - rp[total > x]))
+            if half:
+                miss *= float(np.prod(1 - 0.5 * rp[total == x]))
+        return miss
 
     def _lay(self, obs: np.ndarray, lays: np.ndarray) -> int:
         mine = (obs[OBS_SLICES["hand"]] + obs[OBS_SLICES["rest"]] + obs[OBS_SLICES["spoils"]]) > 0
         unseen = (obs[OBS_SLICES["revealed"]] < 0.5) & ~mine & _in_play(obs)
-        rivals = [self._opponent(obs, k, unseen) for k in range(1, MAX_PLAYERS) if _player(obs, k, "in_battle")[0]]
-        lam = self.power_weight
+        rivals = [k for k in range(1, MAX_PLAYERS) if _player(obs, k, "in_battle")[0]]
+        laid = {k: self._opponent(obs, k, unseen) for k in rivals if _player(obs, k, "has_laid")[0]}
+        lam, rest_cost = self.power_weight, self.rest_cost
+        # A lay that wins whatever the others hold (or laid): the cheapest of them, as cheapest_beat.
+        sure = [a for a in lays if self._sure(obs, rivals, laid, unseen, LAY_POWER[a])]
+        if sure:
+            return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
         best, choice = -np.inf, int(lays[0])
+        hand = float(obs[OBS_SLICES["hand"]].sum())
+        rest = obs[OBS_SLICES["rest"]]
+        pickup = float((rest > 0.75).sum())  # rest-pile cards a win now picks up
+        deposit = self.deposit_value
+        opp_left = {r: round(float(_player(obs, r, "hand_size")[0]) * COUNT_SCALE) for r in rivals}
         # Fewest cards first, then the weakest: on equal value the cheaper lay is kept.
         for a in sorted(lays, key=lambda a: (LAY_COUNT[a], LAY_POWER[a])):
             x, k = LAY_POWER[a], LAY_COUNT[a]
             p_win, gain = 1.0, 0.0
-            for values, weights, stake, tie in rivals:
-                beaten = weights * ((values < x) + tie * (values == x))
-                p = float(beaten.sum())
+            for r in rivals:
+                if r in laid:
+                    values, weights, stake, tie = laid[r]
+                    beaten = weights * ((values < x) + tie * (values == x))
+                    p = float(beaten.sum())
+                    gain += deposit * stake + lam * float(beaten @ values) / p if p > 0 else 0.0
+                    left = opp_left[r]
+                else:
+                    # Yet to answer: it beats me if it can (a sensible answerer does), else it
+                    # throws its weakest card, about one card of little power.
+                    p = 1.0 - self._beat_chance(obs, r, unseen, x)
+                    gain += deposit + lam * self.thrown_power
+                    left = opp_left[r] - 1
+                if left <= 0:
+                    gain += self.out_value  # it loses its last cards: out of the battle
                 p_win *= p
-                # What a win takes is what was beaten: weak lays are the ones a card wins against.
-                gain += stake + lam * float(beaten @ values) / p if p > 0 else 0.0
-            value = p_win * gain - (1.0 - p_win) * (k + lam * x)
+            # A win picks up the rest pile's eligible cards and rests the cards laid; a loss hands
+            # them over. Ending a fight with an empty hand loses the battle.
+            after_win = hand - k + pickup
+            win_value = gain + pickup - rest_cost * k - (self.out_value if after_win <= 0 else 0.0)
+            lose_value = -(k + lam * x) - (self.out_value if hand - k <= 0 else 0.0)
+            value = p_win * win_value + (1.0 - p_win) * lose_value
             if value > best + 1e-9:
                 best, choice = value, int(a)
         return choice
+
+
+def _none_drawn(m: int, a: int, u: int) -> float:
+    """Chance that ``u`` cards drawn without replacement from ``m`` miss all ``a`` marked ones: C(m - a, u) / C(m, u)."""
+    p = 1.0
+    for i in range(u):
+        p *= max(m - a - i, 0) / (m - i)
+    return p
 
 
 def _non_lay(legal: np.ndarray) -> int | None:

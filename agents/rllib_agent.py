@@ -177,6 +177,7 @@ RLLIB_ACTIVATIONS = ("tanh", "relu", "linear", "swish", "silu", "elu")
 MAX_LAYERS = 16
 MAX_LAYER_WIDTH = 65_536
 MAX_SIZE = 1_000_000
+MAX_PARAMETERS = 50_000_000
 
 
 def is_data_only(path: str | Path) -> bool:
@@ -265,6 +266,11 @@ def build_module(spec: Any, path: Path) -> Any:
                           "null (the weights are loaded, so initializers play no part)")
     if mc.get("use_lstm"):
         raise _spec_error(path, "model_config.use_lstm", True, "false (the suite's modules are MLPs)")
+    widths = [2 * int(spec["observation_size"]), *mc.get("fcnet_hiddens", [])]
+    params = 2 * (sum(a * b for a, b in zip(widths, widths[1:])) + widths[-1] * int(spec["num_actions"]))
+    if params > MAX_PARAMETERS:
+        raise _spec_error(path, "model_config.fcnet_hiddens", mc.get("fcnet_hiddens"),
+                          f"a network of at most {MAX_PARAMETERS:,} parameters (this one: about {params:,})")
     from fight_envs.train.rllib.modules import MaskedPPOTorchRLModule
 
     n = int(spec["num_actions"])

@@ -105,7 +105,7 @@ def test_options_are_validated_with_the_allowed_set() -> None:
         env.reset(seed=0, options={"deals": [{"hands": [run("Greytok", 4) + run("Lumenor", 4), ["Ashvane 1"]]}]})
     with pytest.raises(DealError, match="dealt twice"):
         env.reset(seed=0, options={"deals": [{"hands": [run("Greytok", 4) * 2, run("Greytok", 4) * 2]}]})
-    with pytest.raises(DealError, match="dice must be faces 1..6"):
+    with pytest.raises(DealError, match="dice. must be die faces 1..6"):
         env.reset(seed=0, options={"dice": [7]})
 
 

@@ -1,7 +1,11 @@
-"""Golden scenarios for every rule of the Fifth-Earth rulebook and every design choice.
+"""Golden scenarios for every rule of the Fifth-Earth rulebook and every design choice of the classic reading.
 
-Each test deals fixed hands and fixes the dice, then plays the rule out on the engine. Powers
-come from the packaged card data (Greytok 1/3/6/10, Ashvane 7/8/9/10, Hollowjaw 2/4/5/8, ...).
+Each test deals fixed hands and fixes the dice, then plays the rule out on the engine under
+``rules="classic"`` (the helpers' default; the standard rules' levers are pinned in
+``test_fifth_earth_standard.py``). Powers come from ``scenario_cards.json``, the v1 card data frozen
+for these scenarios (Greytok 1/3/6/10, Ashvane 7/8/9/10, Hollowjaw 2/4/5/8, ...), not from the
+packaged ``cards.json``, so a rule stays pinned whatever the packaged powers become (the names
+are the same, so power cards are named from ``DEFAULT_CARDS``).
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ def test_standard_is_the_default_and_classic_keeps_the_first_reading() -> None:
     std = FifthEarthConfig(num_players=2)
     assert std.rules == "standard"
     assert (std.num_destinations, std.characters, std.won_cards, std.out_of_cards, std.between_rounds, std.cap,
-            std.ask) == (3, 6, "rest", "hand_and_rest", "redeal", "fights", "choices")
+            std.ask) == (5, 6, "rest", "hand", "redeal", "fights", "choices")
+    assert FifthEarthConfig(num_players=2, format="royale").won_cards == "spoils", "a royale keeps won cards aside"
     assert FifthEarthConfig(num_players=6).characters == 14
     classic = FifthEarthConfig(num_players=2, rules="classic")
     assert (classic.num_destinations, classic.characters, classic.won_cards, classic.out_of_cards,
@@ -262,5 +263,5 @@ def test_replay_checks_the_game_name_and_the_claims() -> None:
         replay(wrong)
     wrong = copy.deepcopy(record)
     wrong["claimed"][0][1] = (wrong["claimed"][0][1] + 1) % 3
-    with pytest.raises(RecordError, match="claims"):
+    with pytest.raises(RecordError, match="claimed"):
         replay(wrong)

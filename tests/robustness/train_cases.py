@@ -106,7 +106,7 @@ def checkpoint_cases(tmp: Path) -> list[Case]:
                        ("observation_shape", "x"), ("observation_shape", [10**7]), ("num_actions", 0),
                        ("num_actions", 12), ("num_actions", True), ("ortho_init", "yes"),
                        ("optimizer_kwargs", {"eps": float("nan")}), ("optimizer_kwargs", {"foreach": True}),
-                       ("observation_low", "x"), ("observation_low", 1e9)]:
+                       ("observation_low", "x"), ("observation_low", 1e9), ("net_arch", [65536, 65536])]:
         spec = {**header["policy"], key: value}
         entry(f"spec-{key}={json.dumps(value)[:20]}", {"fight_envs_policy.json": json.dumps({**header, "policy": spec}).encode()},
               (key,) if key != "observation_low" else ("observation_low",))
@@ -183,7 +183,7 @@ def rllib_cases(tmp: Path) -> list[Case]:
                        ("num_actions", 12), ("observation_low", "x"), ("model_config", [1])]:
         variant(f"module.{key}={json.dumps(value)}", lambda m, k=key, v=value: {**m, "module": {**m["module"], k: v}},
                 names=(key,))
-    for key, value in [("fcnet_hiddens", [0]), ("fcnet_hiddens", [10**9]), ("fcnet_activation", "evil"),
+    for key, value in [("fcnet_hiddens", [0]), ("fcnet_hiddens", [10**9]), ("fcnet_hiddens", [65536, 65536]), ("fcnet_activation", "evil"),
                        ("features", "x"), ("fcnet_kernel_initializer", "os.system"), ("use_lstm", True)]:
         variant(f"model_config.{key}={json.dumps(value)}",
                 lambda m, k=key, v=value: {**m, "module": {**m["module"], "model_config": {**m["module"]["model_config"], k: v}}},

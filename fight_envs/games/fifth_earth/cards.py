@@ -17,6 +17,7 @@ import numpy as np
 
 from fight_envs.core.data import load_json_data
 from fight_envs.core.errors import CardDataError
+from fight_envs.core.records import safe_repr
 
 NUM_CHARACTERS = 25
 NUM_STAGES = 4
@@ -25,6 +26,8 @@ NUM_POWER_CARDS = 14
 NUM_DESTINATIONS = 25
 CARDS_FORMAT = "fight-envs/fifth-earth-cards/v1"
 MAX_MODIFIER = 20
+CARD_FIELDS = ("format", "note", "hand_size", "rest_fights", "characters", "power_cards", "destinations")
+"""The top-level fields of a card file (``note`` is a comment)."""
 
 
 def card_id(character: int, stage: int) -> int:
@@ -74,7 +77,7 @@ class FifthEarthCards:
             lowered = [n.lower() for n in self.character_names]
             if name.lower() in lowered and stage in ("1", "2", "3", "4"):
                 return card_id(lowered.index(name.lower()), int(stage))
-        raise ValueError(f"{where}: unknown character card {card!r}; give an id 0..99 or a name like "
+        raise ValueError(f"{where}: unknown character card {safe_repr(card)}; give an id 0..99 or a name like "
                          f"'{self.character_names[0]} 2' (stages 1..4)")
 
     def parse_power_card(self, card: Any, where: str = "power card") -> int:
@@ -82,7 +85,8 @@ class FifthEarthCards:
             return int(card)
         if isinstance(card, str) and card.strip().lower() in [n.lower() for n in self.power_names]:
             return [n.lower() for n in self.power_names].index(card.strip().lower())
-        raise ValueError(f"{where}: unknown power card {card!r}; give an index 0..13 or one of {list(self.power_names)}")
+        raise ValueError(f"{where}: unknown power card {safe_repr(card)}; give an index 0..13 or one of "
+                         f"{list(self.power_names)}")
 
 
 def _names(data: dict[str, Any], key: str, count: int, source: str) -> tuple[str, ...]:
@@ -97,7 +101,10 @@ def parse_cards(data: Any, source: str = "card data") -> FifthEarthCards:
     if not isinstance(data, dict):
         raise CardDataError(f"{source}: the top level must be an object")
     if data.get("format") != CARDS_FORMAT:
-        raise CardDataError(f"{source}: 'format' must be {CARDS_FORMAT!r}, got {data.get('format')!r}")
+        raise CardDataError(f"{source}: 'format' must be {CARDS_FORMAT!r}, got {safe_repr(data.get('format'))}")
+    unknown = sorted(str(k) for k in set(data) - set(CARD_FIELDS))
+    if unknown:
+        raise CardDataError(f"{source}: unknown field(s) {unknown}; the fields are {list(CARD_FIELDS)}")
     chars = _names(data, "characters", NUM_CHARACTERS, source)
     names, powers = [], []
     for i, ch in enumerate(chars):

@@ -93,8 +93,12 @@ def player_slice(offset: int, name: str) -> slice:
     return slice(base + s.start, base + s.stop)
 
 
+_P = {name: (sl.start, sl.stop) for name, sl in PLAYER_SLICES.items()}
+_O = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
+
+
 def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
-    """The observation vector of ``seat``."""
+    """The observation vector of ``seat`` (all players' blocks filled at once, as rows of one view)."""
     g, n, cfg = game, game.num_players, game.config
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     b = g.battle
@@ -105,69 +109,75 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
             obs[1] = 1
         elif g.phase == PHASE_LAY:
             obs[2 if b is not None and not b.laid else 3] = 1
-    obs[OBS_SLICES["hand"]] = g.hands[seat]
-    resting = g.rest_since[seat] != NOBODY
-    fight_now = b.fight if b is not None else 0
-    eligible = resting & (g.rest_since[seat] + g.cards.rest_fights <= fight_now)
-    obs[OBS_SLICES["rest"]] = 0.5 * resting + 0.5 * eligible
-    obs[OBS_SLICES["spoils"]] = g.spoils[seat]
-    obs[OBS_SLICES["revealed"]] = g.revealed
-    obs[OBS_SLICES["in_play"]] = g.in_play
-    left = obs[OBS_SLICES["destinations_left"]]
-    left[g.remaining_destinations] = 1
-    p = OBS_SLICES["progress"].start
+    o = _O
+    obs[o["hand"][0]:o["hand"][1]] = g.hands[seat]
+    since = g.rest_since[seat]
+    fight = b.fight if b is not None else 0
+    resting = since != NOBODY
+    obs[o["rest"][0]:o["rest"][1]] = 0.5 * resting + 0.5 * (resting & (since + g.cards.rest_fights <= fight))
+    obs[o["spoils"][0]:o["spoils"][1]] = g.spoils[seat]
+    obs[o["revealed"][0]:o["revealed"][1]] = g.revealed
+    obs[o["in_play"][0]:o["in_play"][1]] = g.in_play
+    obs[o["destinations_left"][0] + np.array(g.remaining_destinations, dtype=np.int64)] = 1
+    p = o["progress"][0]
     obs[p] = len(g.claimed) / cfg.num_destinations
     obs[p + 1] = cfg.num_destinations / NUM_DESTINATIONS
     obs[p + 2] = g.knockout_round / 3.0
-    obs[p + 3] = (b.fight if b is not None else 0) / cfg.max_fights
+    obs[p + 3] = fight / cfg.max_fights
     obs[p + 4] = cfg.format == "royale"
-    w = OBS_SLICES["power"].start
+    w = o["power"][0]
     obs[w] = len(g.power_deck) / NUM_POWER_CARDS
-    obs[w + 1 + np.array(g.power_discard, dtype=np.int64)] = 1
-    fight = b.fight if b is not None else 0
+    if g.power_discard:
+        obs[w + 1 + np.array(g.power_discard, dtype=np.int64)] = 1
+    rows = obs[PLAYERS_START:].reshape(MAX_PLAYERS, PLAYER_SIZE)
+    rel = (np.arange(n) + seat) % n  # rows[k] is the player k seats after me
+    P = _P
+    rows[:n, P["present"][0]] = 1
+    rows[:n, P["alive"][0]] = g.alive[rel]
+    rows[:n, P["bye"][0]] = rel == g.bye
+    if g.phase == PHASE_CHALLENGE:
+        for s in g.unpaired:
+            if s != g.to_act:
+                rows[(s - seat) % n, P["challengeable"][0]] = 1
+    for i, s in enumerate(g.seeds):
+        rows[(s - seat) % n, P["seed"][0]] = 1.0 - i / MAX_PLAYERS
+    rows[:n, P["hand_size"][0]] = g.hands.sum(axis=1)[rel] / COUNT_SCALE
+    rows[:n, P["rest_size"][0]] = (g.rest_since != NOBODY).sum(axis=1)[rel] / COUNT_SCALE
+    rows[:n, P["spoils_size"][0]] = g.spoils.sum(axis=1)[rel] / COUNT_SCALE
+    rows[:n, P["destinations_won"][0]] = g.destinations_won[rel] / cfg.num_destinations
+    # Cards laid face down in the fight under way still count as held until the reveal:
+    # otherwise a revealed card dropping out of known_hand would tell which card was laid.
+    held = g.hands[rel] & g.revealed
+    if b is not None:
+        for s, cards in b.laid.items():
+            held[(s - seat) % n, cards] = g.revealed[cards]
+    kh = P["known_hand"]
+    rows[:n, kh[0]:kh[1]] = held
+    if b is not None:
+        rest = g.cards.rest_fights
+        rs = P["resting"]
+        for s in b.players:
+            k = (s - seat) % n
+            row = rows[k]
+            row[P["in_battle"][0]] = 1
+            if s in b.laid:
+                row[P["laid_count"][0]] = len(b.laid[s]) / NUM_STAGES
+                row[P["has_laid"][0]] = 1
+            row[P["lays_first"][0]] = b.lay_order[0] == s
+            row[P["battle_wins"][0]] = b.wins.get(s, 0) / cfg.max_fights
+            wait = g.last_used[s] + (rest - fight)
+            row[rs[0]:rs[1]] = np.clip(wait, 0, None) / rest
     last = g.last_fight
-    for k in range(n):
-        s = (seat + k) % n
-        base = PLAYERS_START + k * PLAYER_SIZE
-
-        def put(name: str, value: float | np.ndarray, base: int = base) -> None:
-            sl = PLAYER_SLICES[name]
-            obs[base + sl.start:base + sl.stop] = value
-
-        put("present", 1)
-        put("alive", g.alive[s])
-        put("in_battle", b is not None and s in b.players)
-        put("bye", s == g.bye)
-        put("challengeable", g.phase == PHASE_CHALLENGE and s in g.unpaired and s != g.to_act)
-        if s in g.seeds:
-            put("seed", 1.0 - g.seeds.index(s) / MAX_PLAYERS)
-        put("hand_size", g.hands[s].sum() / COUNT_SCALE)
-        put("rest_size", (g.rest_since[s] != NOBODY).sum() / COUNT_SCALE)
-        put("spoils_size", g.spoils[s].sum() / COUNT_SCALE)
-        put("destinations_won", g.destinations_won[s] / cfg.num_destinations)
-        # Cards laid face down in the fight under way still count as held until the reveal:
-        # otherwise a revealed card dropping out of known_hand would tell which card was laid.
-        held = g.hands[s].copy()
-        if b is not None and s in b.laid:
-            held[b.laid[s]] = 1
-        put("known_hand", held & g.revealed)
-        if b is not None and s in b.players:
-            put("laid_count", len(b.laid.get(s, ())) / NUM_STAGES)
-            put("has_laid", s in b.laid)
-            put("lays_first", b.lay_order[0] == s)
-            put("battle_wins", b.wins.get(s, 0) / cfg.max_fights)
-            wait = np.clip(g.last_used[s] + g.cards.rest_fights - fight, 0, None)
-            put("resting", wait / g.cards.rest_fights)
-        if last is not None and s in last.laid:
-            cards = last.laid[s]
-            sl = PLAYER_SLICES["last_character"]
-            obs[base + sl.start + character_of(cards[0])] = 1
-            sl = PLAYER_SLICES["last_stages"]
+    if last is not None:
+        mods_all = g.cards.power_modifiers
+        for s, cards in last.laid.items():
+            row = rows[(s - seat) % n]
+            row[P["last_character"][0] + character_of(cards[0])] = 1
             for c in cards:
-                obs[base + sl.start + stage_of(c) - 1] = 1
-            put("last_total", max(last.totals[s], 0) / TOTAL_SCALE)
-            mods = g.cards.power_modifiers[last.power[s]]
-            put("last_power_plus", mods[mods > 0].sum() / MODIFIER_SCALE)
-            put("last_power_minus", -mods[mods < 0].sum() / MODIFIER_SCALE)
-            put("last_won", last.winner == s)
+                row[P["last_stages"][0] + stage_of(c) - 1] = 1
+            row[P["last_total"][0]] = max(last.totals[s], 0) / TOTAL_SCALE
+            mods = mods_all[last.power[s]]
+            row[P["last_power_plus"][0]] = mods[mods > 0].sum() / MODIFIER_SCALE
+            row[P["last_power_minus"][0]] = -mods[mods < 0].sum() / MODIFIER_SCALE
+            row[P["last_won"][0]] = last.winner == s
     return obs

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
-from fight_envs.core.records import check_record_header, replay_actions
+from fight_envs.core.records import check_outcome, check_record_header, check_record_seed, replay_actions, safe_repr
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, FifthEarthCards
 from fight_envs.games.fifth_earth.rules import FifthEarthConfig, FifthEarthGame, describe_action, parse_deal
 
@@ -52,30 +52,39 @@ def replay(
     record is malformed or its actions or outcome do not match what the rules produce.
     """
     check_record_header(record, RECORD_FORMAT, "Fifth-Earth",
-                        {"config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "destinations_won"})
-    if record.get("game", "fifth_earth") != "fifth_earth":
-        raise RecordError(f"record is of game {record.get('game')!r}, not 'fifth_earth'")
+                        {"game", "config", "seed", "reset_deals", "reset_dice", "deals", "dice", "actions", "finished",
+                         "claimed", "destinations_won"}, game="fifth_earth")
+    for key in ("reset_deals", "reset_dice", "deals", "dice", "claimed", "destinations_won"):
+        if not isinstance(record[key], list):
+            raise RecordError(f"record field {key!r} must be a list, got {safe_repr(record[key])}")
+    if not isinstance(record["config"], dict):
+        raise RecordError(f"record field 'config' must be an object, got {safe_repr(record['config'])}")
+    if not isinstance(record["finished"], bool):
+        raise RecordError(f"record field 'finished' must be true or false, got {safe_repr(record['finished'])}")
+    seed = check_record_seed(record["seed"])
     try:
         # A record written before the rules presets (no "rules" key) played today's "classic" reading.
         config = FifthEarthConfig(**{"rules": "classic", **record["config"]})
         deals = [parse_deal(d, config.num_players, cards, f"reset_deals[{i}]")
                  for i, d in enumerate(record["reset_deals"])]
         game = FifthEarthGame(config, cards)
-        game.new_game(np.random.default_rng(int(record["seed"])), deals, list(record["reset_dice"]))
-    except (TypeError, FightEnvsError) as exc:
-        raise RecordError(f"record has a bad config, deal or dice: {exc}") from None
-    replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action, ...]", on_step)
-    if game.dice_log != list(record["dice"]):
-        raise RecordError("the replayed dice differ from the record's (a different seed or fixed dice?)")
+        game.new_game(np.random.default_rng(seed), deals, list(record["reset_dice"]))
+    except (TypeError, ValueError, FightEnvsError) as exc:
+        raise RecordError(f"record has a bad config, reset_deals or reset_dice: {str(exc)[:500]}") from None
+
+    def parse(entry: Any) -> tuple[int, int]:
+        if not isinstance(entry, (list, tuple)) or len(entry) < 2 or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in entry[:2]):
+            raise TypeError("an action entry is [seat, action, description]")
+        return int(entry[0]), int(entry[1])
+
+    replay_actions(game, record["actions"], parse, "[seat, action, ...]", on_step)
+    if game.dice_log != record["dice"]:
+        raise RecordError("record field 'dice' differs from the replayed dice (a different seed or fixed dice?)")
     if [d.to_json(cards) for d in game.deals_used] != record["deals"]:
-        raise RecordError("the replayed deals differ from the record's (a different seed or fixed deals?)")
-    if [int(w) for w in game.destinations_won] != list(record["destinations_won"]):
-        raise RecordError(f"replayed destinations won {game.destinations_won.tolist()} differ from the record's "
-                          f"{record['destinations_won']}")
-    if "claimed" in record:
-        claimed = [[cards.destination_names[d], s] for d, s in game.claimed]
-        if claimed != [list(c) for c in record["claimed"]]:
-            raise RecordError(f"replayed claims {claimed} differ from the record's {record['claimed']}")
-    if "finished" in record and game.is_terminal() != record["finished"]:
-        raise RecordError(f"the record says finished={record['finished']!r}, the replayed game's is {game.is_terminal()}")
+        raise RecordError("record field 'deals' differs from the replayed deals (a different seed or fixed deals?)")
+    check_outcome("destinations_won", [int(w) for w in game.destinations_won], record["destinations_won"])
+    check_outcome("claimed", [[cards.destination_names[d], s] for d, s in game.claimed], record["claimed"])
+    if game.is_terminal() != record["finished"]:
+        raise RecordError(f"record field 'finished' is {record['finished']!r}; the replayed game's is {game.is_terminal()}")
     return game

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
+from fight_envs.core.records import safe_repr
 from fight_envs.games.fifth_earth.cards import (
     DEFAULT_CARDS,
     NUM_CARDS,
@@ -60,7 +61,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "classic": {"num_destinations": 1, "characters": None, "won_cards": "hand", "out_of_cards": "hand",
                 "between_rounds": "keep", "cap": "cards", "ask": "all"},
     # The design of seeds/fifth_earth.md section 8: skill over the luck of the deal (measured there).
-    "standard": {"num_destinations": 3, "characters": "2n+2", "won_cards": "rest", "out_of_cards": "hand_and_rest",
+    "standard": {"num_destinations": 5, "characters": "2n+2", "won_cards": "rest", "out_of_cards": "hand",
                  "between_rounds": "redeal", "cap": "fights", "ask": "choices"},
 }
 """What each ``rules`` preset sets; an option given explicitly overrides its preset."""
@@ -79,6 +80,11 @@ challenge, lay first in a fight (blind), lay after others have laid (seeing thei
 nothing (not its turn, or the game is over)."""
 DETERMINIZE_TRIES = 64
 """Joint draws a determinization tries before placing a face-down run first (see ``determinize``)."""
+
+
+STAGE_BITS = np.array([1, 2, 4, 8], dtype=np.int64)
+RUN_OK = np.array([[all(p >> s & 1 for s in range(length)) for length in RUN_LENGTHS] for p in range(16)], dtype=bool)
+"""RUN_OK[held stages as 4 bits, k]: a run of length RUN_LENGTHS[k] (stages 1..length) can be laid."""
 
 
 def run_action(character: int, length: int) -> int:
@@ -151,6 +157,10 @@ class FifthEarthConfig:
         if self.rules not in RULES:
             raise ConfigError(f"rules must be one of {RULES}, got {self.rules!r}")
         for key, value in PRESETS[self.rules].items():
+            if key == "won_cards" and value == "rest" and self.format == "royale":
+                # In a royale the winner of a fight takes every other lay: a first-use pile would keep
+                # each winner cycling its cards and battles would run to the cap (seeds/fifth_earth.md).
+                value = "spoils"
             if getattr(self, key) is None:
                 if isinstance(value, str) and value.startswith("2n+"):
                     value = min(2 * n + int(value[3:]), NUM_CHARACTERS)
@@ -215,7 +225,7 @@ def parse_deal(data: Any, num_players: int, cards: FifthEarthCards = DEFAULT_CAR
     """Validate ``{"hands": [[cards] x players], "power_deck": [power cards, top first]}``."""
     if not isinstance(data, dict) or set(data) - {"hands", "power_deck", "characters"} or "hands" not in data:
         raise DealError(f"{where} must be an object with 'hands' (and optionally 'power_deck', 'characters'), "
-                        f"got {data!r}")
+                        f"got {safe_repr(data)}")
     hands = data["hands"]
     if not isinstance(hands, (list, tuple)) or len(hands) != num_players:
         raise DealError(f"{where}.hands must hold one hand per player ({num_players})")
@@ -251,7 +261,7 @@ def parse_deal(data: Any, num_players: int, cards: FifthEarthCards = DEFAULT_CAR
     if chars is not None:
         lowered = [c.lower() for c in cards.character_names]
         if not isinstance(chars, (list, tuple)) or not all(isinstance(c, str) and c.lower() in lowered for c in chars):
-            raise DealError(f"{where}.characters must be a list of character names, got {chars!r}")
+            raise DealError(f"{where}.characters must be a list of character names, got {safe_repr(chars)}")
         ctuple = tuple(sorted({lowered.index(c.lower()) for c in chars}))
         outside = sorted({character_of(c) for h in parsed for c in h} - set(ctuple))
         if outside:
@@ -319,7 +329,7 @@ class FifthEarthGame:
                                 f"{self.config.characters} (option characters)")
         for f in dice or []:
             if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= int(f) <= 6:
-                raise DealError(f"dice must be faces 1..6, got {f!r}")
+                raise DealError(f"reset option 'dice' must be die faces 1..6, got {safe_repr(f)}")
         self.version += 1
         self.rng = rng
         self.fixed_deals = fixed
@@ -328,7 +338,7 @@ class FifthEarthGame:
         self.dice_log: list[int] = []
         self.log: list[tuple[int, int, bool]] = []
         """Every decision taken, in order: (seat, action, asked); ``ask="choices"`` takes some unasked."""
-        self.events: list[str] = []
+        self._events: list[str | FightResult] = []
         self.deals_used: list[DestinationDeal] = []
         self.deal_count = 0
         """Destinations dealt so far (``deals_used`` is the record; a determinization leaves it empty)."""
@@ -394,7 +404,7 @@ class FifthEarthGame:
                 order += group
                 continue
             totals = {p: sum(self.roll()) for p in group}
-            self.events.append(f"{label} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
+            self._events.append(f"{label} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
             position = len(order)
             items = []
             for t in sorted(set(totals.values()), reverse=True):
@@ -662,15 +672,16 @@ class FifthEarthGame:
                 if opp != seat:
                     mask[CHALLENGE_BASE + (opp - seat) % self.num_players - 1] = 1
         else:
-            usable = self.usable_characters(seat)
-            grid = self.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES).astype(bool)
-            singles = grid & usable[:, None]
-            mask[:NUM_CARDS] = singles.reshape(-1)
+            grid = self.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES)
+            pattern = grid @ STAGE_BITS  # which stages of each character are held, as 4 bits
+            held = pattern > 0
+            b = self.battle
+            usable = held & ((b.fight if b is not None else 1) >= self.last_used[seat] + self.cards.rest_fights)
+            if not usable.any():  # "unless that is the only option left"
+                usable = held
+            mask[:NUM_CARDS] = (grid * usable[:, None]).reshape(-1)
             # A run starts at stage 1 with no stage missing: lengths 2..(longest prefix held).
-            prefix = np.cumprod(grid, axis=1).sum(axis=1)
-            for c in np.flatnonzero(usable & (prefix >= 2)):
-                for length in range(2, int(prefix[c]) + 1):
-                    mask[run_action(int(c), length)] = 1
+            mask[RUN_BASE:DESTINATION_BASE] = (RUN_OK[pattern] & usable[:, None]).reshape(-1)
         return mask
 
     def opponent_count_laid(self) -> dict[int, int]:
@@ -722,6 +733,18 @@ class FifthEarthGame:
         self._settle()
 
     @property
+    def events(self) -> list[str]:
+        """The game narrated, one line per event (rolls, choices, fights, pick-ups, claims)."""
+        return [e if isinstance(e, str) else self._fight_text(e) for e in self._events]
+
+    def _fight_text(self, f: FightResult) -> str:
+        names = self.cards.power_names
+        return f"fight {f.fight}: " + ", ".join(
+            f"P{p} {'+'.join(self.cards.card_name(c) for c in f.laid[p])} dice {f.dice[p]} "
+            f"{'power ' + str([names[x] for x in f.power[p]]) + ' ' if f.power[p] else ''}= {f.totals[p]}"
+            for p in f.laid) + f"; P{f.winner} wins"
+
+    @property
     def actions(self) -> list[tuple[int, int]]:
         """The decisions asked, in order (what a record replays): (seat, action)."""
         return [(s, a) for s, a, asked in self.log if asked]
@@ -747,14 +770,14 @@ class FifthEarthGame:
         if self.phase == PHASE_DESTINATION:
             self.destination = action - DESTINATION_BASE
             self.remaining_destinations.remove(self.destination)
-            self.events.append(f"P{seat} chooses {self.cards.destination_names[self.destination]}")
+            self._events.append(f"P{seat} chooses {self.cards.destination_names[self.destination]}")
             self._deal()
             self._start_round(list(range(self.num_players)))
         elif self.phase == PHASE_CHALLENGE:
             opp = (seat + action - CHALLENGE_BASE + 1) % self.num_players
             self.unpaired.remove(seat)
             self.unpaired.remove(opp)
-            self.events.append(f"P{seat} challenges P{opp}")
+            self._events.append(f"P{seat} challenges P{opp}")
             # The challenged player lays first (the rulebook's example: C lays, then A evaluates).
             self._start_battle([opp, seat])
         else:
@@ -778,7 +801,7 @@ class FifthEarthGame:
         if len(self.seeds) % 2:
             self.bye, self.unpaired = self.seeds[0], list(self.seeds[1:])
             self.advancing = [self.bye]
-            self.events.append(f"P{self.bye} has a bye")
+            self._events.append(f"P{self.bye} has a bye")
         else:
             self.bye, self.unpaired, self.advancing = NOBODY, list(self.seeds), []
         self._next_challenge()
@@ -802,7 +825,7 @@ class FifthEarthGame:
         self.undealt[:] = self.in_play
         self.undealt[self.hands.any(axis=0)] = 0
         self.deals_used.append(DestinationDeal(tuple(hands), None, None))
-        self.events.append(f"redeal: P{', P'.join(str(p) for p in players)} are dealt {k} cards each")
+        self._events.append(f"redeal: P{', P'.join(str(p) for p in players)} are dealt {k} cards each")
 
     def _next_challenge(self) -> None:
         if not self.unpaired:
@@ -840,7 +863,7 @@ class FifthEarthGame:
         if ready.any():
             self.hands[seat, ready] = 1
             self.rest_since[seat, ready] = NOBODY
-            self.events.append(f"P{seat} picks up {int(ready.sum())} card(s) from the rest pile")
+            self._events.append(f"P{seat} picks up {int(ready.sum())} card(s) from the rest pile")
 
     def _lay(self, seat: int, laid: list[int]) -> None:
         b = self.battle
@@ -890,11 +913,7 @@ class FifthEarthGame:
             self.last_used[p, sorted({character_of(c) for c in b.laid[p]})] = b.fight
         self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
                                       rolloff, winner)
-        self.events.append(
-            f"fight {b.fight}: " + ", ".join(
-                f"P{p} {'+'.join(self.cards.card_name(c) for c in b.laid[p])} dice {dice[p]} "
-                f"{'power ' + str([self.cards.power_names[x] for x in drawn[p]]) + ' ' if drawn[p] else ''}= {totals[p]}"
-                for p in b.lay_order) + f"; P{winner} wins")
+        self._events.append(self.last_fight)  # worded only when ``events`` is read
         # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): into the
         # winner's hand (default), so a card won is a card to use, or set aside as spoils until the
         # battle is won (option).
@@ -919,7 +938,7 @@ class FifthEarthGame:
         if len(out) == len(b.players):
             out.remove(winner)
         for p in out:
-            self.events.append(f"P{p} is out of cards and loses the battle")
+            self._events.append(f"P{p} is out of cards and loses the battle")
             self._knock_out(p)
         b.players = [p for p in b.players if p not in out]
         if len(b.players) == 1:
@@ -934,7 +953,7 @@ class FifthEarthGame:
             lead = [p for p in b.players if held[p] == top]
             w = lead[0] if len(lead) == 1 else self.roll_order(lead, "fight-cap roll-off", places=1)[0]
             what = "won the most fights" if self.config.cap == "fights" else "holds the most cards"
-            self.events.append(f"fight cap: P{w} {what} and wins the battle")
+            self._events.append(f"fight cap: P{w} {what} and wins the battle")
             for p in b.players:
                 if p != w:
                     self._knock_out(p)
@@ -959,7 +978,7 @@ class FifthEarthGame:
         self._pick_up(winner, everything=True)
         self.hands[winner] |= self.spoils[winner]
         self.spoils[winner] = 0
-        self.events.append(f"P{winner} wins the battle")
+        self._events.append(f"P{winner} wins the battle")
         self.battle = None
         if self.config.format == "royale":
             self._claim(winner)
@@ -970,7 +989,7 @@ class FifthEarthGame:
     def _claim(self, seat: int) -> None:
         self.destinations_won[seat] += 1
         self.claimed.append((self.destination, seat))
-        self.events.append(f"P{seat} claims {self.cards.destination_names[self.destination]}")
+        self._events.append(f"P{seat} claims {self.cards.destination_names[self.destination]}")
         self.battle = None
         if len(self.claimed) >= self.config.num_destinations:
             self.phase, self.to_act = PHASE_OVER, NOBODY

@@ -7,20 +7,30 @@
 | Actions | Discrete(205): lay a card (0..99) or a stage run (100..174), choose a destination (175..199), challenge a player (200..204) |
 | Parallel API | no (see below) |
 | Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..6) |
-| Observation | dict: `observation` Box(0, 10, (1475,), float32), `action_mask` Box(0, 1, (205,), int8) |
+| Observation | dict: `observation` Box(0, 10, (1581,), float32), `action_mask` Box(0, 1, (205,), int8) |
 | Episode length | at most `max_episode_steps` = the engine's bound (every battle is capped at `max_fights` fights); `max_steps` truncates earlier |
 | Rules | `seeds/fifth_earth.md` |
 
-For each destination the players roll the dice for order; the highest chooses the destination;
-everyone is dealt eight character cards; then players battle one against one in a knockout
+Two rule sets (``rules``, see ``seeds/fifth_earth.md`` section 8): ``"standard"`` (default) and
+``"classic"`` (the first release's reading). For each destination the players roll the dice for
+order; the highest chooses the destination (under the standard rules the engine takes it: it has
+no effect); everyone is dealt eight character cards (standard: from a public subset of the
+characters, two per player plus two); then players battle one against one in a knockout
 (byes for odd counts, seeds re-rolled each round) until one claims the destination. In a fight
 one player lays character cards face down (one card, or stages 1..k of one character), the
 other sees *how many* and answers, both roll the dice (a double draws a power card), the higher
-total wins. ``format="royale"`` plays the rulebook's battle-royale alternative: everyone in one
-battle. The game is ``num_destinations`` destinations long; most destinations wins.
+total wins and the loser's cards (standard: into the winner's first-use pile; classic: into its
+hand). ``format="royale"`` plays the rulebook's battle-royale alternative: everyone in one
+battle. The game is ``num_destinations`` destinations long (standard 5, classic 1); most
+destinations wins.
 
 **Turns** (AEC): one decision per step: choosing the destination, choosing whom to challenge,
-or laying. Dice, power cards and reveals happen between steps, automatically. Players waiting
+or laying. Under ``ask="choices"`` (standard) a decision with one legal action, and the
+destination, are taken without asking. ``raw_env.decision_kind(agent)`` names the decision
+asked (``rules.DECISION_KINDS``: ``choose_destination``, ``challenge``, ``lay_first``,
+``lay_answer``, ``none`` for an agent not asked); ``raw_env.information_set(agent)`` is that
+agent's knowledge as a determinized game (``fight_envs.core.information``) for search agents.
+Dice, power cards and reveals happen between steps, automatically. Players waiting
 (a bye, a battle they are not in, knocked out of this destination) stay in ``agents`` and are
 never selected; all agents end at the same step. There is no parallel form: every decision
 depends on the one before it (the second layer sees how many cards the first laid), so a
@@ -48,14 +58,16 @@ The engine is ``env.unwrapped.game``; ``game.events`` narrates the game.
 set, and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the others)
 and a warning, PettingZoo's convention.
 
-**Options** (constructor): ``num_players=2`` (2..6), ``num_destinations=1`` (1..25; 25 is the
-full campaign), ``format="knockout"|"royale"``, ``won_cards="hand"|"spoils"``,
-``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``ties="first"|"rolloff"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
+**Options** (constructor): ``num_players=2`` (2..6), ``rules="standard"|"classic"`` (the preset
+of every option below left as None), ``num_destinations`` (1..25; 25 is the full campaign),
+``format="knockout"|"royale"``, ``won_cards="rest"|"hand"|"spoils"``, ``characters`` (in play per
+destination, 2..25), ``between_rounds="redeal"|"keep"``, ``cap="fights"|"cards"``,
+``ask="choices"|"all"``, ``max_fights=40``, ``out_of_cards="hand"|"hand_and_rest"``, ``ties="first"|"rolloff"``, ``reward="outcome"|"destination"``, ``max_steps=None`` (truncate after so
 many steps), ``render_mode=None|"ansi"|"human"|"rgb_array"``, ``viewer=None|int`` (whose cards a rendering
 shows), ``cards=None|path`` (card data JSON), ``mask_in_info=False`` (True: the mask also in
 ``info["action_mask"]``).
 **Reset options**: ``{"deals": [deal per destination], "dice": [faces 1..6]}``; a deal is
-``{"hands": [[8 cards] x players], "power_deck": [14 power cards, top first]}`` (cards by name,
+``{"hands": [[8 cards] x players], "power_deck": [14 power cards, top first], "characters": [names in play]}`` (cards by name,
 ``"Greytok 2"``, or id); ``dice`` are used in order before the seeded generator takes over.
 
 **Determinism**: `reset(seed=s)` reproduces the game exactly, dice included.
@@ -63,7 +75,9 @@ shows), ``cards=None|path`` (card data JSON), ``mask_in_info=False`` (True: the 
 `fight_envs.games.fifth_earth.record.replay` plays back.
 
 Version history: v0: first release (won cards to the winner's hand by default, card data v2,
-revealed cards in the observation).
+revealed cards in the observation); then the standard rules as default, ``rules="classic"`` for
+the first reading, the ``in_play`` block and per-player ``battle_wins`` in the observation
+(1475 -> 1581 values), the search vocabulary.
 """
 
 from __future__ import annotations
@@ -75,6 +89,7 @@ from pettingzoo import AECEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.information import InformationSet
+from fight_envs.core.records import safe_repr
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
@@ -146,6 +161,7 @@ class raw_env(AECMixin, AECEnv):
         self.game = FifthEarthGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._rel = [(np.arange(n) + s) % n for s in range(n)]
         self.observation_spaces, self.action_spaces = dict_spaces(
             self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
         bound = self.config.max_decisions()
@@ -166,13 +182,15 @@ class raw_env(AECMixin, AECEnv):
             parsed = [parse_deal(d, self.config.num_players, self.cards, f"deals[{i}]") for i, d in enumerate(deals)]
         dice = options.get("dice")
         if dice is not None and not isinstance(dice, (list, tuple)):
-            raise ConfigError(f"reset option 'dice' must be a list of die faces 1..6, got {dice!r}")
-        rng, self.seed_used = make_rng(seed)
+            raise ConfigError(f"reset option 'dice' must be a list of die faces 1..6, got {safe_repr(dice)}")
+        rng, seed_used = make_rng(seed)
+        # The engine checks the deals and dice before it changes anything: a refusal leaves the game as it was.
         self.game.new_game(rng, parsed, list(dice) if dice is not None else None)
+        self.seed_used = seed_used
         self._start_episode()
         self.num_steps = 0
         self.agent_selection = self.possible_agents[self.game.current_player()]
-        self.infos = {a: self._info(a) for a in self.agents}
+        self.infos = self._all_infos(self.agents)
 
     def _live(self) -> bool:
         return not self.game.is_terminal() and not any(self.truncations.values())
@@ -183,17 +201,26 @@ class raw_env(AECMixin, AECEnv):
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def _info(self, agent: str) -> dict[str, Any]:
-        g, s, n = self.game, self.seat[agent], self.config.num_players
-        rel = [(s + k) % n for k in range(n)]
-        return {
-            **({"action_mask": self._mask(agent)} if self.mask_in_info else {}),
-            "destinations_won": int(g.destinations_won[s]),
-            "destinations": g.destinations_won[rel].copy(),
-            "phase": int(g.phase),
-            "knockout_round": int(g.knockout_round),
-            "fight": int(g.battle.fight if g.battle is not None else 0),
-            "hand_size": int(g.hands[s].sum()),
-        }
+        return self._all_infos([agent])[agent]
+
+    def _all_infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
+        """Every agent's info, the counts read once for all of them."""
+        g, n = self.game, self.config.num_players
+        won = g.destinations_won
+        sizes = g.hands.sum(axis=1).tolist()
+        phase, rnd, fight = int(g.phase), int(g.knockout_round), int(g.battle.fight if g.battle is not None else 0)
+        out = {}
+        for agent in agents:
+            s = self.seat[agent]
+            info: dict[str, Any] = {"action_mask": self._mask(agent)} if self.mask_in_info else {}
+            info["destinations_won"] = int(won[s])
+            info["destinations"] = won[self._rel[s]]  # egocentric (a copy)
+            info["phase"] = phase
+            info["knockout_round"] = rnd
+            info["fight"] = fight
+            info["hand_size"] = sizes[s]
+            out[agent] = info
+        return out
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.seat[agent]
@@ -235,7 +262,7 @@ class raw_env(AECMixin, AECEnv):
             self.agent_selection = self.possible_agents[g.current_player()]
             if self.max_steps is not None and self.num_steps >= self.max_steps:
                 self.truncations = {a: True for a in self.agents}
-        self.infos = {a: self._info(a) for a in self.agents}
+        self.infos = self._all_infos(self.agents)
         self._accumulate_rewards()
 
     def render(self) -> str | None:

@@ -8,8 +8,11 @@
 * ``fight_klub_v0.raw_env`` / ``fight_klub_v0.env``: the AEC env without / with its wrappers.
 * ``connect_four_v3.env``: PettingZoo's classic env through the same loop (needs ``pygame``).
 
-Fight Klub has two players only and no parallel form, so there is one line per env. The ratio
-column divides each line by ``connect_four_v3.env`` of the same run.
+Fight Klub has two players only and no parallel form, so there is one line per env. The lines
+are timed in ``--rounds`` rounds (the reference first in each), and the ratio column is the
+median over rounds of each line's decisions per CPU second divided by ``connect_four_v3.env``'s
+in the same round: on a shared, loaded machine a line timed alone swings by 2x, a ratio within a
+round much less.
 
 **Deck balance** (``--balance N``): the ``heuristic`` baseline plays itself with every pair of
 two different preconstructed decks, ``N`` seeds per pair, each seed played twice with the decks
@@ -21,7 +24,7 @@ at random, so seat 0 has no built-in edge).
 
 Run from the repository root::
 
-    python benchmarks/bench_fight_klub.py [--seconds 3] [--balance 100] [--json out.json]
+    python benchmarks/bench_fight_klub.py [--seconds 2] [--rounds 5] [--balance 100] [--json out.json]
 """
 
 from __future__ import annotations
@@ -49,34 +52,35 @@ from fight_envs.games.fight_klub.rules import FightKlubGame
 REFERENCE = "connect_four_v3.env"
 
 
-def run_aec(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
+def run_aec(env: Any, seconds: float, seed: int) -> tuple[int, float, float, int]:
     rng = np.random.default_rng(seed)
     decisions = games = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         decisions += play_aec_game(env, rng, seed + games)
         games += 1
-    return decisions, time.perf_counter() - start, games
+    return decisions, time.perf_counter() - start, time.process_time() - cpu, games
 
 
-def run_engine(seconds: float, seed: int) -> tuple[int, float, int]:
+def run_engine(seconds: float, seed: int) -> tuple[int, float, float, int]:
     rng = np.random.default_rng(seed)
     decks = list(DEFAULT_POOL.decks.values())
     decisions = games = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
-        g = FightKlubGame(DEFAULT_POOL, [decks[games % 4], decks[(games // 4) % 4]])
+        g = FightKlubGame(DEFAULT_POOL, [decks[games % len(decks)], decks[(games // len(decks)) % len(decks)]])
         g.new_game(np.random.default_rng(seed + games))
         while g.pending is not None:
             d = g.pending
             g.apply_action(d.seat, d.legal[int(rng.random() * len(d.legal))])
             decisions += 1
         games += 1
-    return decisions, time.perf_counter() - start, games
+    return decisions, time.perf_counter() - start, time.process_time() - cpu, games
 
 
-def throughput(seconds: float) -> list[dict[str, Any]]:
-    rows = []
+def throughput(seconds: float, rounds: int = 5) -> list[dict[str, Any]]:
+    """Each round times the reference, then each Fight Klub line; a line's ratio is the median over
+    rounds of (its decisions per CPU second) / (the reference's in that round)."""
     lines: list[tuple[str, Any]] = [
         ("fight_klub engine", lambda: run_engine(seconds, 0)),
         ("fight_klub_v0.raw_env", lambda: run_aec(fight_klub_v0.raw_env(), seconds, 0)),
@@ -85,19 +89,28 @@ def throughput(seconds: float) -> list[dict[str, Any]]:
     try:
         from pettingzoo.classic import connect_four_v3
 
-        lines.append((REFERENCE, lambda: run_aec(connect_four_v3.env(), seconds, 0)))
+        lines.insert(0, (REFERENCE, lambda: run_aec(connect_four_v3.env(), seconds, 0)))
     except ImportError as exc:  # pygame missing
         print(f"skipping {REFERENCE}: {exc}")
-    for name, fn in lines:
-        n, wall, games = fn()
-        rows.append({"line": name, "decisions": n, "seconds": wall, "games": games, "per_s": n / wall,
-                     "decisions_per_game": n / max(games, 1)})
-    ref = next((r["per_s"] for r in rows if r["line"] == REFERENCE), None)
-    print(f"{'line':<24} {'decisions/s':>12} {'ratio':>8} {'decisions/game':>15}")
+    per_round: list[dict[str, tuple[int, float, float, int]]] = []
+    for _ in range(rounds):
+        per_round.append({name: fn() for name, fn in lines})
+    rows = []
+    for name, _ in lines:
+        n = sum(r[name][0] for r in per_round)
+        wall = sum(r[name][1] for r in per_round)
+        cpu = sum(r[name][2] for r in per_round)
+        games = sum(r[name][3] for r in per_round)
+        ratio = None
+        if REFERENCE in per_round[0]:
+            ratio = float(np.median([(r[name][0] / r[name][2]) / (r[REFERENCE][0] / r[REFERENCE][2]) for r in per_round]))
+        rows.append({"line": name, "decisions": n, "seconds": wall, "cpu_seconds": cpu, "games": games,
+                     "per_s": n / wall, "per_cpu_s": n / cpu, "decisions_per_game": n / max(games, 1), "ratio": ratio})
+    print(f"{rounds} rounds of {seconds:g} s per line; ratio: median over rounds of decisions per CPU second / {REFERENCE}'s")
+    print(f"{'line':<24} {'dec/s wall':>12} {'dec/s cpu':>12} {'ratio':>8} {'decisions/game':>15}")
     for r in rows:
-        r["ratio"] = r["per_s"] / ref if ref else None
-        ratio = f"{r['ratio']:.3f}" if ref else "-"
-        print(f"{r['line']:<24} {r['per_s']:>12.0f} {ratio:>8} {r['decisions_per_game']:>15.1f}")
+        ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
+        print(f"{r['line']:<24} {r['per_s']:>12.0f} {r['per_cpu_s']:>12.0f} {ratio:>8} {r['decisions_per_game']:>15.1f}")
     return rows
 
 
@@ -132,11 +145,12 @@ def balance(seeds: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of throughput timing (ratio: median over rounds)")
     parser.add_argument("--balance", type=int, default=0, help="seeds per deck pair for the balance table (0: skip)")
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
-    out: dict[str, Any] = {"throughput": throughput(args.seconds)}
+    out: dict[str, Any] = {"throughput": throughput(args.seconds, args.rounds)}
     if args.balance:
         out["balance"] = balance(args.balance)
     if args.json:

@@ -224,9 +224,9 @@ class raw_env(AECMixin, AECEnv):
         seat = self.seat[agent]
         cached = self._obs_cache.get(seat)
         if cached is None or cached[0] != g.version:
-            cached = (g.version, encode(g, seat))
+            cached = (g.version, encode(g, seat, copy=False))  # the game's buffer: copied once below
             self._obs_cache[seat] = cached
-        return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
+        return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}  # a caller may write into it
 
     def decision_kind(self, agent: str) -> str:
         """What ``agent`` is asked now: one of ``rules.DECISION_KINDS`` ("none" when it is not to act)."""

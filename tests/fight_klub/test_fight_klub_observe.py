@@ -138,3 +138,20 @@ def test_remaining_deck_and_opponent_plays_are_observed() -> None:
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
     if g.pending is not None:
         assert env.observe("player_0")["observation"][OBS_SLICES["plays_opp"]][0] == pytest.approx(len(g.players[1].played) / 10)
+
+
+def test_buffered_encoding_equals_encoding_from_scratch() -> None:
+    from fight_envs.games.fight_klub.observe import encode, encode_fresh
+    from fight_envs.games.fight_klub.rules import FightKlubGame
+
+    decks = list(DEFAULT_POOL.decks.values())
+    for seed in range(4):
+        g = FightKlubGame(DEFAULT_POOL, [decks[seed], decks[5 - seed]])
+        g.new_game(np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        while g.pending is not None:
+            seat = int(rng.integers(2))
+            np.testing.assert_array_equal(encode(g, seat), encode_fresh(g, seat))
+            g.apply_action(g.pending.seat, g.pending.legal[int(rng.integers(len(g.pending.legal)))])
+        for seat in (0, 1):
+            np.testing.assert_array_equal(encode(g, seat), encode_fresh(g, seat))

@@ -56,6 +56,8 @@ Counts are scaled by the divisors in ``_SCALE``; all values are clipped to +-``O
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fight_envs.games.fight_klub.cards import FIGHT_SIZE as FIGHT_STACK_SIZE
@@ -318,95 +320,157 @@ def _fight_vec(card: FightCard | None, end: int) -> np.ndarray:
     return hit[1]
 
 
+_INV = {k: 1.0 / v for k, v in _SCALE.items()}
+
+
 def _player(game: FightKlubGame, seat: int) -> list[float]:
     p, o = game.players[seat], game.players[1 - seat]
-    s = _SCALE
-    disc = [0, 0, 0, 0]
-    support = game.pool.support
-    for cid in p.discard:
-        card = support.get(cid)
-        if card is not None:
-            disc[_SUPPORT_TYPE_INDEX[card.type]] += 1
-    rts_damage = sum(game.pool.fight[c].damage for c in p.rts)
+    life, energy, hand, deck, stack = _INV["life"], _INV["energy"], _INV["hand"], _INV["deck"], _INV["stack"]
+    third = 1.0 / 3.0
+    # discards by type: from the pool's pile sums (cached per pile), index 1..4 of a deck summary
+    disc = _pool_tables(game.pool).deck(p.discard, 10.0)[1:5].tolist() if p.discard else [0.0, 0.0, 0.0, 0.0]
+    rts_damage = sum(game.pool.fight[c].damage for c in p.rts) if p.rts else 0
+    pool, imp, fists, en = p.pool, p.imprint, p.fists, p.energy
     # plain Python floats: one numpy conversion at the end is far cheaper than many small arrays
     return [
-        p.life / s["life"], p.dealt / s["life"], (p.life - o.dealt) / s["life"],
-        *(x / s["energy"] for x in p.pool), *(x / 3.0 for x in p.imprint), *(x / 3.0 for x in p.fists),
-        *(x / 3.0 for x in p.energy), p.hold / s["hand"], p.hand_size / s["hand"], len(p.hand) / s["hand"],
-        len(p.draw_deck) / s["deck"], len(p.fight_stack) / s["stack"], len(p.discard) / s["deck"],
-        len(p.support) / MAX_SUPPORT, len(p.damage_stack) / s["stack"], len(p.rts) / s["stack"],
-        rts_damage / s["damage"], *(n / 10.0 for n in disc),
+        p.life * life, p.dealt * life, (p.life - o.dealt) * life,
+        pool[0] * energy, pool[1] * energy, pool[2] * energy, imp[0] * third, imp[1] * third, imp[2] * third,
+        fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
+        p.hold * hand, p.hand_size * hand, len(p.hand) * hand,
+        len(p.draw_deck) * deck, len(p.fight_stack) * stack, len(p.discard) * deck,
+        len(p.support) / MAX_SUPPORT, len(p.damage_stack) * stack, len(p.rts) * stack,
+        rts_damage / _SCALE["damage"], *disc,
     ]
 
 
-def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int) -> np.ndarray:
-    v = np.zeros(FIGHT_STATE_SIZE, dtype=np.float32)
-    v[0] = 1
+def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int) -> list[float]:
+    """The 34 numbers of a fight's state (a resolved fight's are kept: nothing of it changes any more)."""
+    cache = f.__dict__.setdefault("_obs_state", {})
+    if f.resolved and seat in cache:
+        return cache[seat]
+    v = [0.0] * FIGHT_STATE_SIZE
+    v[0] = 1.0
     v[1] = float(f.resolved)
     v[2] = float(game.current == idx)
     if f.decided:
-        v[3 if f.winner == seat else 4 if f.winner == 1 - seat else 5] = 1
+        v[3 if f.winner == seat else 4 if f.winner == 1 - seat else 5] = 1.0
     for pos, w in enumerate(f.skirmish_winner):
         if w is not None:
-            v[6 + 3 * pos + (0 if w == seat else 1 if w == 1 - seat else 2)] = 1
-    both_power = f.cards[0] is not None and f.cards[1] is not None and all(
-        game.end_of(f, s).kind == "power" for s in (0, 1))
-    if both_power:
-        for k, s in enumerate((seat, 1 - seat)):
-            for pos in range(3):
-                v[15 + 3 * k + pos] = game.skirmish_total(f, s, pos) / 10.0
+            v[6 + 3 * pos + (0 if w == seat else 1 if w == 1 - seat else 2)] = 1.0
+    if f.cards[0] is not None and f.cards[1] is not None and game.end_of(f, 0).kind == "power" \
+            and game.end_of(f, 1).kind == "power":
+        v[15:18] = [t / 10.0 for t in game.skirmish_totals(f, seat)]
+        v[18:21] = [t / 10.0 for t in game.skirmish_totals(f, 1 - seat)]
     for pos in f.nullified:
-        v[21 + pos] = 1
+        v[21 + pos] = 1.0
     v[24], v[25] = float(f.double[seat]), float(f.double[1 - seat])
     if f.clash_text_of is not None:
-        v[26 if f.clash_text_of == seat else 27] = 1
-    v[28:31] = np.array(f.effect_tabs[seat], dtype=np.float32) / 3.0
-    v[31:34] = np.array(f.effect_tabs[1 - seat], dtype=np.float32) / 3.0
+        v[26 if f.clash_text_of == seat else 27] = 1.0
+    v[28:31] = [t / 3.0 for t in f.effect_tabs[seat]]
+    v[31:34] = [t / 3.0 for t in f.effect_tabs[1 - seat]]
+    if f.resolved:
+        cache[seat] = v
     return v
 
 
-def encode(game: FightKlubGame, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (float32, ``OBS_SIZE``)."""
+_S = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
+_HAND0, _HAND1 = _S["hand"]
+_FIGHTS0, _FIGHTS1 = _S["fights"]
+_HEAD = _S["hand"][0]  # global, me, opp: the numbers of the table, built as one list
+_AREAS = (_S["support_me"], _S["support_opp"])
+_KIND0 = 2 + len(_PHASE_INDEX)
+_CHAR_BLOCKS = (_S["character_me"], _S["character_opp"])
+_DECK_BLOCKS = (_S["deck_me"], _S["deck_opp"])
+_STACK_BLOCKS = (_S["stack_me"], _S["stack_opp"])
+
+
+def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
+    """The observation vector of ``seat`` (float32, ``OBS_SIZE``): a new array each call
+    (``copy=False``: the game's own buffer, valid until the next encoding of that seat).
+
+    Each game keeps one buffer per seat and rewrites only the blocks whose inputs changed since
+    that seat's last encoding (a hand, a support area, a fight's cards); the small blocks are
+    rebuilt every time. The result is the same as encoding from scratch (``encode_fresh``).
+    """
+    bufs = game.__dict__.setdefault("_obs_bufs", {})
+    hit = bufs.get(seat)
+    if hit is None or hit[2] is not game.pool:
+        hit = bufs[seat] = (np.zeros(OBS_SIZE, dtype=np.float32), {}, game.pool)
+    obs, keys = hit[0], hit[1]
+    _write(game, seat, obs, keys)
+    return obs.copy() if copy else obs
+
+
+def encode_fresh(game: FightKlubGame, seat: int) -> np.ndarray:
+    """``encode`` without the per-game buffer (for checks)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    g = obs[OBS_SLICES["global"]]
+    _write(game, seat, obs, {})
+    return obs
+
+
+def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[str, Any]) -> None:
+    g = [0.0] * GLOBAL_SIZE
     g[0] = game.turn / game.config.max_turns
     g[1] = float(game.turn == 1)
-    g[2 + _PHASE_INDEX[game.phase]] = 1
-    base = 2 + len(_PHASE_INDEX)
+    g[2 + _PHASE_INDEX[game.phase]] = 1.0
+    nk = len(DECISION_KINDS)
     if game.pending is not None:
-        g[base + _KIND_INDEX[game.pending.kind]] = 1
-        g[base + len(DECISION_KINDS)] = float(game.pending.seat == seat)
-    g[base + len(DECISION_KINDS) + 1] = float(game.drop == seat)
-    g[base + len(DECISION_KINDS) + 2] = sum(f.resolved for f in game.fights) / FIGHTS_PER_TURN
+        g[_KIND0 + _KIND_INDEX[game.pending.kind]] = 1.0
+        g[_KIND0 + nk] = float(game.pending.seat == seat)
+    g[_KIND0 + nk + 1] = float(game.drop == seat)
+    g[_KIND0 + nk + 2] = sum(f.resolved for f in game.fights) / FIGHTS_PER_TURN
     if game.current is not None:
-        g[base + len(DECISION_KINDS) + 3] = sum(w is not None for w in game.fights[game.current].skirmish_winner) / 3.0
-    obs[OBS_SLICES["me"]] = _player(game, seat)
-    obs[OBS_SLICES["opp"]] = _player(game, 1 - seat)
-    hand = obs[OBS_SLICES["hand"]].reshape(MAX_HAND, SUPPORT_SIZE)
-    for i, cid in enumerate(game.players[seat].hand):
-        hand[i] = _support_vec(game.pool.support[cid])
-    for name, s in (("support_me", seat), ("support_opp", 1 - seat)):
-        area = obs[OBS_SLICES[name]].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1)
-        for j, item in enumerate(game.players[s].support):
-            area[j, :SUPPORT_SIZE] = _support_vec(item.card)
-            area[j, SUPPORT_SIZE] = float(bool(item.used_in) and item.used_in[0] == game.turn)
-    fights = obs[OBS_SLICES["fights"]].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-    for i, f in enumerate(game.fights):
-        for k, s in enumerate((seat, 1 - seat)):
-            cid = f.cards[s]
-            fights[i, k * FIGHT_CARD_SIZE:(k + 1) * FIGHT_CARD_SIZE] = _fight_vec(game.fight_card(cid), f.end[s])
-        fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
+        g[_KIND0 + nk + 3] = sum(w is not None for w in game.fights[game.current].skirmish_winner) / 3.0
+    head = g + _player(game, seat) + _player(game, 1 - seat)
+    head_arr = np.array(head, dtype=np.float32)
+    np.clip(head_arr, -OBS_HIGH, OBS_HIGH, out=head_arr)
+    obs[:_HEAD] = head_arr
     tables = _pool_tables(game.pool)
+    index = tables.support_index
+    my_hand = tuple(game.players[seat].hand)
+    if keys.get("hand") != my_hand:
+        keys["hand"] = my_hand
+        obs[_HAND0:_HAND1] = 0.0
+        if my_hand:  # one fancy-indexed copy of the cards' vectors (kept per pool)
+            obs[_HAND0:_HAND0 + len(my_hand) * SUPPORT_SIZE] = tables.support_vecs[[index[c] for c in my_hand]].ravel()
+    for k, ((start, stop), s) in enumerate(zip(_AREAS, (seat, 1 - seat))):
+        items = game.players[s].support
+        key = tuple((x.card.id, bool(x.used_in) and x.used_in[0] == game.turn) for x in items)
+        if keys.get(("area", k)) == key:
+            continue
+        keys[("area", k)] = key
+        obs[start:stop] = 0.0
+        if items:
+            area = obs[start:stop].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1)
+            area[:len(items), :SUPPORT_SIZE] = tables.support_vecs[[index[x.card.id] for x in items]]
+            area[:len(items), SUPPORT_SIZE] = [float(used) for _, used in key]
+    fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
+    fight_cards = game.pool.fight
+    for i in range(FIGHTS_PER_TURN):
+        f = game.fights[i] if i < len(game.fights) else None
+        key = None if f is None else (f.cards[seat], f.end[seat], f.cards[1 - seat], f.end[1 - seat])
+        if keys.get(("fight", i)) != key:
+            keys[("fight", i)] = key
+            fights[i] = 0.0
+            if f is not None:
+                for k, s in enumerate((seat, 1 - seat)):
+                    cid = f.cards[s]
+                    if cid is not None:
+                        fights[i, k * FIGHT_CARD_SIZE:(k + 1) * FIGHT_CARD_SIZE] = _fight_vec(fight_cards[cid], f.end[s])
+        if f is not None:
+            fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
     for k, s in enumerate((seat, 1 - seat)):
         p = game.players[s]
-        obs[OBS_SLICES["character_me" if k == 0 else "character_opp"]] = tables.characters[p.deck.character]
         # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
         unseen = p.draw_deck if k == 0 else p.draw_deck + [c for c, slot in zip(p.hand, p.hand_slots) if slot is not None]
-        obs[OBS_SLICES["deck_me" if k == 0 else "deck_opp"]] = tables.deck(unseen, DRAW_SIZE)
-        obs[OBS_SLICES["stack_me" if k == 0 else "stack_opp"]] = tables.stack(p.fight_stack)
-    obs[OBS_SLICES["plays_opp"]] = tables.deck(game.players[1 - seat].played, 10)
-    np.clip(obs, -OBS_HIGH, OBS_HIGH, out=obs)
-    return obs
+        parts = [(_CHAR_BLOCKS[k], tables.characters[p.deck.character]), (_DECK_BLOCKS[k], tables.deck(unseen, DRAW_SIZE)),
+                 (_STACK_BLOCKS[k], tables.stack(p.fight_stack))]
+        if k == 1:
+            parts.append((_S["plays_opp"], tables.deck(p.played, 10)))
+        for (a, b), vec in parts:
+            if keys.get(a) is not vec:  # pile sums are cached arrays: the same pile gives the same object
+                keys[a] = vec
+                obs[a:b] = vec
 
 
 class _PoolTables:
@@ -427,19 +491,29 @@ class _PoolTables:
             self.fight[i, 0] = 1
             self.fight[i, 1:] = fight_card_features(pool.fight[cid], 0)[:FIGHT_CARD_BASE]
         self.characters = {cid: character_features(ch) for cid, ch in pool.characters.items()}
+        self.support_vecs = np.stack([support_features(pool.support[c]) for c in pool.support_ids]) if n else \
+            np.zeros((0, SUPPORT_SIZE), dtype=np.float32)
+        self._sums: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _sum(self, key: tuple[Any, ...], ids: list[str], index: dict[str, int], table: np.ndarray, scale: float) -> np.ndarray:
+        hit = self._sums.get(key)
+        if hit is None:
+            if len(self._sums) > 50_000:  # piles repeat a lot within a game; the cache stays bounded
+                self._sums.clear()
+            if ids:
+                # summed in index order, so a pile's sum does not depend on its (hidden) order; no BLAS threads
+                hit = (table[sorted(index[c] for c in ids)].sum(axis=0) / scale).astype(np.float32)
+            else:
+                hit = np.zeros(table.shape[1], dtype=np.float32)
+            self._sums[key] = hit
+        return hit
 
     def deck(self, ids: list[str], scale: float) -> np.ndarray:
         """Count, counts by type and summed base features of support cards ``ids``, / ``scale``."""
-        if not ids:
-            return np.zeros(DECK_SIZE, dtype=np.float32)
-        counts = np.bincount([self.support_index[c] for c in ids], minlength=len(self.support))
-        return (counts @ self.support) / scale
+        return self._sum(("d", scale, *ids), ids, self.support_index, self.support, scale)
 
     def stack(self, ids: list[str]) -> np.ndarray:
-        if not ids:
-            return np.zeros(STACK_SIZE, dtype=np.float32)
-        counts = np.bincount([self.fight_index[c] for c in ids], minlength=len(self.fight))
-        return (counts @ self.fight) / float(FIGHT_STACK_SIZE)
+        return self._sum(("s", *ids), ids, self.fight_index, self.fight, float(FIGHT_STACK_SIZE))
 
 
 _TABLES: dict[int, tuple[CardPool, _PoolTables]] = {}

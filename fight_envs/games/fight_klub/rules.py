@@ -889,12 +889,37 @@ class FightKlubGame:
         p = self.players[seat]
         total = tab.value + f.effect_tabs[seat][pos]
         for item in p.support:
-            total += dict(item.card.bonus).get(tab.type, 0)
-        total += dict(self.pool.characters[p.deck.character].bonus).get(tab.type, 0)
+            if item.card.bonus:
+                total += dict(item.card.bonus).get(tab.type, 0)
+        ch_bonus = self.pool.characters[p.deck.character].bonus
+        if ch_bonus:
+            total += dict(ch_bonus).get(tab.type, 0)
         total += f.boosts[seat].get(tab.type, 0) + f.boosts[seat].get("all", 0)
         if pos == 1:
             total += p.fists[end.center_color]
         return total
+
+    def skirmish_totals(self, f: FightSlot, seat: int) -> list[int]:
+        """``skirmish_total`` at the three tab positions (left, centre, right), in one pass."""
+        end = self.end_of(f, seat)
+        p = self.players[seat]
+        boosts = f.boosts[seat]
+        extra = boosts.get("all", 0)
+        bonuses = [item.card.bonus for item in p.support if item.card.bonus]
+        ch_bonus = self.pool.characters[p.deck.character].bonus
+        if ch_bonus:
+            bonuses.append(ch_bonus)
+        out = []
+        for pos, tab in enumerate(end.tabs):
+            total = tab.value + f.effect_tabs[seat][pos] + extra + boosts.get(tab.type, 0)
+            for bonus in bonuses:
+                for t, n in bonus:
+                    if t == tab.type:
+                        total += n
+            if pos == 1:
+                total += p.fists[end.center_color]
+            out.append(total)
+        return out
 
     def measure(self, seat: int, measure: str, f: FightSlot) -> int:
         p = self.players[seat]

@@ -22,7 +22,8 @@ rotations move everyone round.
 * the duplicate split rate of each pairing: the share of deals on which the same seat won in
   every rotation (two players: each agent won the deal once), that is, deals the cards decided
   rather than the agents;
-* milliseconds per decision of the agents that report it (``search``), on this machine.
+* milliseconds per decision of the agents that report it (``search``): CPU time of the process
+  (``time.process_time``, the cost on one free core even on a shared machine), and wall time.
 """
 
 from __future__ import annotations
@@ -120,8 +121,10 @@ class LadderResult:
     pairings: list[Pairing]
     ratings: RatingTable
     ms_per_decision: list[float | None]
+    """CPU milliseconds per decision (all of the agent's decisions, forced ones included), where reported."""
     notes: list[str]
     seconds: float
+    ms_wall_per_decision: list[float | None] = field(default_factory=list)
 
     def head_to_head(self) -> np.ndarray:
         """``h[i, j]``: i's mean pairwise score against j (nan on the diagonal)."""
@@ -142,7 +145,7 @@ class LadderResult:
         return {
             "game": self.game, "num_players": self.num_players, "num_deals": self.num_deals, "seed": self.seed,
             "labels": self.labels, "elo": self.ratings.rating.tolist(), "elo_se": self.ratings.se.tolist(),
-            "ms_per_decision": self.ms_per_decision, "notes": self.notes, "seconds": self.seconds,
+            "ms_per_decision": self.ms_per_decision, "ms_wall_per_decision": self.ms_wall_per_decision, "notes": self.notes, "seconds": self.seconds,
             "pairings": [{"a": self.labels[p.a], "b": self.labels[p.b], "score": p.score, "score_ci": list(p.score_ci),
                           "split_rate": p.split_rate} for p in self.pairings],
         }
@@ -190,6 +193,7 @@ def run_ladder(
     rows: list[tuple[int, int, float, int, int]] = []
     pairings: list[Pairing] = []
     seconds = np.zeros(len(specs))
+    cpu = np.zeros(len(specs))
     decisions = np.zeros(len(specs))
     pairs = list(itertools.combinations(range(len(specs)), 2))
     for m, (a, b) in enumerate(pairs):
@@ -207,6 +211,7 @@ def run_ladder(
         for i, agent in agents.items():
             if hasattr(agent, "search_seconds"):
                 seconds[i] += agent.search_seconds
+                cpu[i] += getattr(agent, "search_cpu_seconds", agent.search_seconds)
                 decisions[i] += agent.decisions
         per_deal: dict[int, list[float]] = {}
         for g in result.games:
@@ -224,9 +229,10 @@ def run_ladder(
     ratings = elo_ratings(labels, arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2],
                           arr[:, 3].astype(np.int64), arr[:, 4].astype(np.int64), "random" if "random" in labels else None,
                           1000.0, bootstrap, seed)
-    ms = [float(1000 * seconds[i] / decisions[i]) if decisions[i] else None for i in range(len(specs))]
+    ms = [float(1000 * cpu[i] / decisions[i]) if decisions[i] else None for i in range(len(specs))]
+    ms_wall = [float(1000 * seconds[i] / decisions[i]) if decisions[i] else None for i in range(len(specs))]
     return LadderResult(base, num_players, num_deals, seed, labels, pairings, ratings, ms, list(notes),
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, ms_wall)
 
 
 def _render(result: LadderResult, markdown: bool, png_name: str | None = None, command: str | None = None) -> str:
@@ -245,17 +251,19 @@ def _render(result: LadderResult, markdown: bool, png_name: str | None = None, c
             lines += ["```", command, "```", ""]
         if png_name:
             lines += [f"![Elo ratings]({png_name})", ""]
-        lines += ["| rank | agent | Elo | 95% interval | ms / decision |", "| --- | --- | --- | --- | --- |"]
+        lines += ["| rank | agent | Elo | 95% interval | ms / decision, CPU (wall) |", "| --- | --- | --- | --- | --- |"]
     else:
-        lines += [head, "", f"{'rank':>4}  {'agent':<44} {'Elo':>6} {'95% interval':>15} {'ms/dec':>7}"]
+        lines += [head, "", f"{'rank':>4}  {'agent':<44} {'Elo':>6} {'95% interval':>15} {'ms/dec cpu (wall)':>18}"]
     for r, k in enumerate(order, start=1):
         rating, se = result.ratings.rating[k], result.ratings.se[k]
         ci = f"[{rating - z * se:.0f}, {rating + z * se:.0f}]"
         ms = "" if result.ms_per_decision[k] is None else f"{result.ms_per_decision[k]:.1f}"
+        if ms and result.ms_wall_per_decision and result.ms_wall_per_decision[k] is not None:
+            ms += f" ({result.ms_wall_per_decision[k]:.0f})"
         if markdown:
             lines.append(f"| {r} | `{result.labels[k]}` | {rating:.0f} | {ci} | {ms} |")
         else:
-            lines.append(f"{r:>4}  {result.labels[k]:<44} {rating:>6.0f} {ci:>15} {ms:>7}")
+            lines.append(f"{r:>4}  {result.labels[k]:<44} {rating:>6.0f} {ci:>15} {ms:>18}")
     lines.append("")
     title = "Head to head (row's pairwise score against column, 95% interval over deals)"
     short = [f"#{r + 1}" for r in range(len(order))]

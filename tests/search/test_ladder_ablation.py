@@ -31,7 +31,7 @@ def test_ladder_cli_writes_the_page_png_and_json(tmp_path, capsys) -> None:
     printed = capsys.readouterr().out
     assert "Elo" in printed and "split" in printed
     page = (out / "ladder_fight5.md").read_text()
-    assert "ladder_fight5.png" in page and "| rank | agent | Elo | 95% interval | ms / decision |" in page
+    assert "ladder_fight5.png" in page and "| rank | agent | Elo | 95% interval | ms / decision, CPU (wall) |" in page
     assert (out / "ladder_fight5.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((out / "ladder_fight5.json").read_text())
     assert len(data["pairings"]) == 1 and data["labels"] == ["random-v1", "greedy-v1"]
@@ -40,7 +40,7 @@ def test_ladder_cli_writes_the_page_png_and_json(tmp_path, capsys) -> None:
 def test_ladder_with_search_reports_its_cost_per_decision() -> None:
     result = run_ladder("fight5", ["random", "search:sims=2,horizon=bout,tail=greedy"], num_deals=1,
                         env_options={"num_bouts": 1, "target_score": None})
-    assert result.ms_per_decision[0] is None and result.ms_per_decision[1] > 0
+    assert result.ms_per_decision[0] is None and result.ms_per_decision[1] > 0 and result.ms_wall_per_decision[1] > 0
     assert "search-v1:sims=2,horizon=bout,tail=greedy" in result.table()
 
 

@@ -2,7 +2,7 @@
 
 ``draw(game, viewer)`` returns a :class:`~fight_envs.drawing.canvas.Canvas` of one state seen
 from ``viewer``'s chair (``None``: a spectator, no hand): ``.to_svg()``, ``.to_array()``,
-``.to_image()``. It shows what the game's text renderer shows and nothing the viewer may not
+``.to_image()`` (and a notebook shows it inline). It shows what the game's text renderer shows and nothing the viewer may not
 see. ``rgb_array(game, viewer)`` is the ``(600, 960, 3)`` uint8 frame behind
 ``render_mode="rgb_array"``. Whole records become GIFs, SVG folders and an HTML viewer in
 :mod:`fight_envs.drawing.replay`.

@@ -160,6 +160,10 @@ class Canvas:
         out.append("</svg>")
         return "\n".join(out)
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a canvas as its picture."""
+        return self.to_svg()
+
     def to_image(self, scale: float = 1.0) -> Any:
         """The picture as a Pillow RGB image of ``round(width * scale)`` x ``round(height * scale)``."""
         from PIL import Image, ImageDraw

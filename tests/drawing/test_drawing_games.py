@@ -101,6 +101,13 @@ def test_fight5_parallel_env_renders_frames_too() -> None:
     assert frame.shape == FRAME_SHAPE and frame.dtype == np.uint8
 
 
+def test_a_canvas_shows_itself_in_notebooks() -> None:
+    env = raw("fight5_v0")
+    env.reset(seed=0)
+    picture = draw(env.game, 0)
+    assert picture._repr_svg_() == picture.to_svg()
+
+
 def test_an_unknown_engine_is_refused_by_name() -> None:
     with pytest.raises(TypeError, match="no picture for object"):
         draw(object())

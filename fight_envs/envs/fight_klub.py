@@ -147,6 +147,8 @@ class raw_env(AECMixin, AECEnv):
             raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
         self.render_mode = opts["render_mode"]
         self.viewer = opts["viewer"]
+        if not isinstance(opts["mask_in_info"], (bool, np.bool_)):
+            raise ConfigError(f"mask_in_info must be True or False, got {opts['mask_in_info']!r}")
         self.mask_in_info = bool(opts["mask_in_info"])
         self.possible_agents = ["player_0", "player_1"]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}

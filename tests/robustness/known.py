@@ -8,8 +8,6 @@ import re
 
 KNOWN: list[tuple[str, str, str, str]] = [
     # (category, game, case-name regex, reason)
-    ("constructor", "fight_klub", r"mask_in_info=.*",
-     "Fight Klub's env stores bool(mask_in_info): any object is accepted (the env file is being reworked)"),
     ("constructor", "fight_klub", r"deck_pool=nested-list",
      "Fight Klub: the refusal of deck_pool=[[[]]] says 'unknown deck [[]]' without naming deck_pool"),
     ("reset", "fifth_earth", r"(deals|dice)=deep",

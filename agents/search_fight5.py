@@ -90,7 +90,9 @@ class Fight5BatchedRollouts(BatchedRollouts):
             c = game.config
             batch = Fight5Batch(size, num_players=c.num_players, num_bouts=c.num_bouts, target_score=c.target_score,
                                 cards=game.cards, keep_final_obs=False, vectorised_deal=False)
-            self._batches = {key: batch}  # one decision shape at a time: a game keeps its size per legal count
+            if len(self._batches) >= 32:  # a few sizes recur (K x |legal|); keep them, bounded
+                self._batches.clear()
+            self._batches[key] = batch
         return batch
 
     def values(self, dets: list, seat: int, legal: np.ndarray, seeds: np.ndarray) -> np.ndarray:

@@ -1,8 +1,10 @@
 """Agents that play the suite's games: one protocol for scripted baselines, trained
 checkpoints and humans, plus the arena that plays them against each other.
 
-``agents`` stands on ``fight_envs`` only through observations and action masks; it never reads
-engine internals. It ships in the wheel beside ``fight_envs`` and ``train``.
+``agents`` stands on ``fight_envs`` through observations and action masks; planning agents
+(``search``) also through an ``InformationSet`` and the engine vocabulary of
+``fight_envs.core.information`` (never the true hidden state). It ships in the wheel beside
+``fight_envs`` and ``train``.
 """
 
 from fight_envs.agents.base import Agent, RandomAgent

@@ -166,7 +166,7 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
             row[P["lays_first"][0]] = b.lay_order[0] == s
             row[P["battle_wins"][0]] = b.wins.get(s, 0) / cfg.max_fights
             wait = g.last_used[s] + (rest - fight)
-            row[rs[0]:rs[1]] = np.clip(wait, 0, None) / rest
+            row[rs[0]:rs[1]] = np.maximum(wait, 0) / rest
     last = g.last_fight
     if last is not None:
         mods_all = g.cards.power_modifiers
@@ -176,8 +176,10 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
             for c in cards:
                 row[P["last_stages"][0] + stage_of(c) - 1] = 1
             row[P["last_total"][0]] = max(last.totals[s], 0) / TOTAL_SCALE
-            mods = mods_all[last.power[s]]
-            row[P["last_power_plus"][0]] = mods[mods > 0].sum() / MODIFIER_SCALE
-            row[P["last_power_minus"][0]] = -mods[mods < 0].sum() / MODIFIER_SCALE
+            drawn = last.power[s]
+            if drawn:
+                mods = [int(mods_all[x]) for x in drawn]
+                row[P["last_power_plus"][0]] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
+                row[P["last_power_minus"][0]] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
             row[P["last_won"][0]] = last.winner == s
     return obs

@@ -303,6 +303,8 @@ class FifthEarthGame:
     def __init__(self, config: FifthEarthConfig | None = None, cards: FifthEarthCards = DEFAULT_CARDS) -> None:
         self.config = config or FifthEarthConfig()
         self.cards = cards
+        self._power_list = cards.card_power.tolist()
+        self._modifier_list = cards.power_modifiers.tolist()
         self.num_players = self.config.num_players
         self.version = 0
         """Bumped by every change of state: caches (masks here, observations in the env) key on it."""
@@ -378,15 +380,20 @@ class FifthEarthGame:
 
     def roll(self) -> tuple[int, int]:
         """Roll the pair of dice: fixed faces first, then the game's generator."""
-        faces = []
-        for _ in range(2):
-            if self.fixed_dice:
-                f = self.fixed_dice.pop(0)
-            else:
-                f = int(self.rng.integers(1, 7))
-            faces.append(f)
-            self.dice_log.append(f)
+        faces = self._faces(2)
         return faces[0], faces[1]
+
+    def _faces(self, count: int) -> list[int]:
+        """``count`` die faces: fixed faces first, then the generator (one draw of many is the same
+        stream as many draws of one)."""
+        out: list[int] = []
+        fixed = self.fixed_dice
+        while fixed and len(out) < count:
+            out.append(fixed.pop(0))
+        if len(out) < count:
+            out += self.rng.integers(1, 7, size=count - len(out)).tolist()
+        self.dice_log += out
+        return out
 
     def roll_order(self, players: list[int], what: str, places: int | None = None) -> list[int]:
         """``players`` from the highest dice total down; tied players re-roll among themselves.
@@ -403,7 +410,8 @@ class FifthEarthGame:
             if not roll:
                 order += group
                 continue
-            totals = {p: sum(self.roll()) for p in group}
+            faces = self._faces(2 * len(group))
+            totals = {p: faces[2 * i] + faces[2 * i + 1] for i, p in enumerate(group)}
             self._events.append(f"{label} roll: " + ", ".join(f"P{p}={t}" for p, t in totals.items()))
             position = len(order)
             items = []
@@ -758,10 +766,10 @@ class FifthEarthGame:
             if self.phase == PHASE_DESTINATION:
                 action = DESTINATION_BASE + min(self.remaining_destinations)
             else:
-                legal = np.flatnonzero(self.legal_action_mask(self.to_act))
-                if legal.size != 1:
+                mask = self.legal_action_mask(self.to_act)
+                if np.count_nonzero(mask) != 1:
                     return
-                action = int(legal[0])
+                action = int(mask.argmax())
             self._apply(self.to_act, action, False)
 
     def _apply(self, seat: int, action: int, asked: bool) -> None:
@@ -879,10 +887,13 @@ class FifthEarthGame:
     def _resolve_fight(self) -> None:
         b = self.battle
         assert b is not None
-        power = self.cards.card_power
+        power, mods = self._power_list, self._modifier_list
         dice, drawn, totals = {}, {}, {}
-        for p in b.lay_order:
-            d = self.roll()
+        # All the dice at once unless a double could empty the power deck between two rolls (a
+        # reshuffle draws from the generator): the same faces either way.
+        faces = self._faces(2 * len(b.lay_order)) if len(self.power_deck) >= len(b.lay_order) else None
+        for i, p in enumerate(b.lay_order):
+            d = (faces[2 * i], faces[2 * i + 1]) if faces is not None else self.roll()
             dice[p] = d
             drawn[p] = []
             if d[0] == d[1]:
@@ -891,7 +902,7 @@ class FifthEarthGame:
                     self.power_deck = [int(x) for x in self.rng.permutation(self.power_discard)]
                     self.power_discard = []
                 drawn[p].append(self.power_deck.pop(0))
-            totals[p] = int(power[b.laid[p]].sum()) + int(self.cards.power_modifiers[drawn[p]].sum())
+            totals[p] = sum(power[c] for c in b.laid[p]) + sum(mods[x] for x in drawn[p])
         best = max(totals.values())
         tied = [p for p in b.lay_order if totals[p] == best]
         rolloff: list[dict[int, int]] = []
@@ -910,7 +921,7 @@ class FifthEarthGame:
         for p in b.lay_order:
             self.revealed[b.laid[p]] = 1
             self.power_discard += drawn[p]
-            self.last_used[p, sorted({character_of(c) for c in b.laid[p]})] = b.fight
+            self.last_used[p, character_of(b.laid[p][0])] = b.fight  # a lay is of one character
         self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
                                       rolloff, winner)
         self._events.append(self.last_fight)  # worded only when ``events`` is read

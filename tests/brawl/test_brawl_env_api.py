@@ -285,7 +285,7 @@ def test_scenario_cards_work_in_the_env_through_a_card_file(tmp_path) -> None:
     cards = small_cards(1)
     path = tmp_path / "cards.json"
     path.write_text(json.dumps(cards.to_json()))
-    env = brawl_v0.raw_env(num_players=8, cards=str(path))
+    env = brawl_v0.raw_env(num_players=8, cards=str(path), skip_forced=False)  # nothing applied before we look
     env.reset(seed=0)
     assert env.unwrapped.game.hands.sum() == 16
     with warnings.catch_warnings():

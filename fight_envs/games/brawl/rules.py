@@ -91,7 +91,7 @@ HIT_DRAWS = ("one", "per_attack")
 SHOWDOWNS = ("same", "open")
 RULE_SETS: dict[str, dict[str, Any]] = {
     "standard": {"chaos_windows": "all", "hit_draws": "one", "showdown": "open", "ask_noops": False,
-                 "skip_forced": False},
+                 "skip_forced": True},
     "classic": {"chaos_windows": True, "hit_draws": "one", "showdown": "same", "ask_noops": True,
                 "skip_forced": False},
 }

@@ -19,9 +19,6 @@ KNOWN: list[tuple[str, str, str, str]] = [
     ("reset", "fight_klub", r"orders=list-of-ints", "Fight Klub: orders=[5, 6] raises TypeError"),
     ("cards", "fifth_earth", r"unknown-field", "Fifth-Earth's card loader ignores unknown top-level fields"),
     ("cards", "fight_klub", r"unknown-field", "Fight Klub's card loader ignores unknown top-level fields"),
-    ("record", "brawl", r"game-missing|without-finished|without-truncated|finished=.*|outcome-finished-changed|"
-     r"fixed_deal=.*", "Brawl's replay ignores 'finished', 'truncated' and a non-bool 'fixed_deal' (issue 18 item 6)"),
-    ("record", "brawl", r"seed=.*|action-garbage", "Brawl's replay passes a non-int seed to numpy (TypeError)"),
     ("record", "fifth_earth", r"game-missing|without-finished|without-claimed",
      "Fifth-Earth's replay treats 'game', 'finished' and 'claimed' as optional"),
     ("record", "fifth_earth", r"(dice|claimed|destinations_won)=int|action-garbage",

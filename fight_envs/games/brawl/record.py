@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
-from fight_envs.core.records import check_record_header, replay_actions
+from fight_envs.core.records import check_outcome, check_record_header, check_record_seed, replay_actions, safe_repr
 from fight_envs.games.brawl.cards import BrawlCards, parse_cards
 from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, parse_deal
 
@@ -57,7 +57,8 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
     """
     old = isinstance(record, dict) and record.get("format") in OLD_FORMATS
     check_record_header(record, record["format"] if old else RECORD_FORMAT, "Brawl",
-                        {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"})
+                        {"config", "cards", "seed", "fixed_deal", "deal", "actions", "finish_order"},
+                        game=None if old else "brawl")
     try:
         settings = dict(record["config"])
         if old:
@@ -68,7 +69,11 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
         game = BrawlGame(config, cards)
     except (TypeError, FightEnvsError) as exc:
         raise RecordError(f"record has a bad config, card data or deal: {exc}") from None
-    seed = record["seed"]
+    seed = check_record_seed(record["seed"])
+    if not isinstance(record["fixed_deal"], bool):
+        raise RecordError(f"record field 'fixed_deal' must be true or false, got {safe_repr(record['fixed_deal'])}")
+    if not old and not {"finished", "truncated"} <= set(record):
+        raise RecordError("record is missing fields 'finished'/'truncated' (every v2 record states its outcome)")
     rng = np.random.default_rng(seed if seed is not None else 0)
     game.new_game(rng, deal if record["fixed_deal"] else None)
     if game.deal != deal:
@@ -78,6 +83,8 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
     order = [list(g) for g in game.finish_order]
     if order != record["finish_order"]:
         raise RecordError(f"replayed finishing order {order} differs from the record's {record['finish_order']}")
-    if "truncated" in record and game.truncated != record["truncated"]:
-        raise RecordError(f"the record says truncated={record['truncated']!r}, the replay gives {game.truncated}")
+    if "truncated" in record:
+        check_outcome("truncated", game.truncated, record["truncated"])
+    if "finished" in record:
+        check_outcome("finished", game.is_over(), record["finished"])
     return game

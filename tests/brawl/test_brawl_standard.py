@@ -178,3 +178,13 @@ def test_info_has_the_mask_only_with_mask_in_info() -> None:
     env.reset(seed=1)
     agent = env.agent_selection
     assert np.array_equal(env.infos[agent]["action_mask"], env.observe(agent)["action_mask"])
+
+
+@pytest.mark.parametrize("hit_draws, drawn", [("one", 1), ("per_attack", 2)])
+def test_hit_draws_lever_the_fighter_taking_the_hit_draws_one_or_one_per_attack(hit_draws: str, drawn: int) -> None:
+    g = new_game([["FP", "WP"], ["J", "FK"]], pile_top=["EP", "EK"], chaos_windows=False, hit_draws=hit_draws)
+    play(g, 0, "FP")
+    play(g, 1, "J")
+    play(g, 1, "FK")  # the jumper's follow-up: the battle's second attack
+    play(g, 0, "PASS")  # seat 0 takes the hit
+    assert g.hand_size(0) == 1 + drawn

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import FightEnvsError, RecordError
-from fight_envs.core.records import check_record_header, replay_actions
+from fight_envs.core.records import check_record_header, check_record_seed, replay_actions, safe_repr
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, load_pool, parse_deck, validate_deck
 from fight_envs.games.fight_klub.rules import FightKlubConfig, FightKlubGame
 
@@ -64,12 +64,17 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
         # records written before ask_moot_orders existed asked every ordering
         game = FightKlubGame(pool, decks, FightKlubConfig(**{"ask_moot_orders": True, **record["config"]}))
         game.new_game(np.random.default_rng(0), drop=record["drop"], orders=record["orders"])
-    except (TypeError, FightEnvsError) as exc:
-        raise RecordError(f"record has a bad config, deck or order: {exc}") from None
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:  # FightEnvsError is a ValueError
+        raise RecordError(f"record has a bad config, deck or order ({type(exc).__name__}: {exc}); 'config' must be the "
+                          "env's config, 'decks' two deck lists, 'drop' and 'orders' what the env recorded") from None
     replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action]", on_step)
     for name, got in (("finished", game.is_terminal()), ("truncated", game.truncated)):
         if name in record and record[name] != got:
             raise RecordError(f"the record says {name}={record[name]!r}, the replay gives {got}")
+    if "seed" in record:
+        check_record_seed(record["seed"])
+    if not isinstance(record["damage"], list):
+        raise RecordError(f"record field 'damage' must be a list of each player's damage dealt, got {safe_repr(record['damage'])}")
     damage = [p.dealt for p in game.players]
     if damage != list(record["damage"]) or ("winner" in record and record["winner"] != game.winner):
         raise RecordError(f"replay ends with damage {damage}, winner {game.winner}; the record says "

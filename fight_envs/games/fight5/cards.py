@@ -6,7 +6,6 @@ Rank indices double as action ids ("play a card of this rank here").
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any

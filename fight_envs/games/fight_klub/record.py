@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from fight_envs.core.errors import FightEnvsError, RecordError
+from fight_envs.core.errors import RecordError
 from fight_envs.core.records import check_record_header, check_record_seed, replay_actions, safe_repr
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, load_pool, parse_deck, validate_deck
 from fight_envs.games.fight_klub.rules import FightKlubConfig, FightKlubGame

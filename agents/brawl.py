@@ -4,17 +4,19 @@ The agents act from the observation vector and the action mask alone, as a train
 :class:`BrawlView` decodes the vector (layout: the docstring of
 ``fight_envs.games.brawl.observe``) into named fields.
 
-Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`) and ``heuristic``
-(:class:`HeuristicAgent`). Measured with ``fight_envs.agents.evaluate.evaluate`` (duplicate deals, every
-seat rotation, default env options: CHAOS windows for holders, ``reward="rank"``), one
-heuristic against random fighters, seed 11, win rate (first place; 1/k for a place shared by k)
-with 95% normal intervals over deals:
+Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`), ``heuristic``
+(:class:`HeuristicAgent`, version 2, written for the standard rules) and two one-line rules,
+``first_legal`` (the lowest-numbered legal action) and ``never_pass`` (random, but never PASS
+when a card can be played). Measured with ``fight_envs.agents.evaluate.evaluate`` (duplicate
+deals, every seat rotation, default env options: the standard rules, ``reward="rank"``), one
+heuristic against copies of the other agent, seed 2026, win rate (first place; 1/k for a place
+shared by k) with 95% normal intervals over deals, 2 fighters, 1,000 deals x 2 seats:
 
-* 2 fighters, 300 deals x 2 rotations: 0.856 (0.828..0.884); an even share is 0.5.
-* 4 fighters, 100 deals x 4 rotations: 0.562 (0.513..0.612); an even share is 0.25.
-* 8 fighters, 25 deals x 8 rotations: 0.438 (0.367..0.508); an even share is 0.125.
+* against ``first_legal`` 0.635 (0.616..0.654), ``never_pass`` 0.719 (0.701..0.738),
+  ``random`` 0.906 (0.893..0.918); an even share is 0.5.
 
-``tests/brawl/test_brawl_baselines.py::test_heuristic_beats_random_slow`` replays these matches.
+``seeds/brawl.md`` (design choices) and the issue report hold the figures at 5 and 8 fighters.
+``tests/brawl/test_brawl_baselines.py`` replays shorter matches of the same kind.
 """
 
 from __future__ import annotations

@@ -196,8 +196,9 @@ def write_results(model: str, deals: int = 1000, tournament_deals: int = 200, ou
     if "config_text" in facts:
         lines += ["", "## The run's resolved config", "", "```yaml", facts["config_text"].rstrip(), "```"]
     # Hand-written sections kept across regenerations: commentary on the runs (what was tried, why),
-    # the RLlib trainer's measurements and the throughput benchmarks (their own runs, not regenerated here).
-    for name in ("results_notes.md", "results_rllib.md", "results_throughput.md"):
+    # every game and player count (issue 16), the RLlib trainer's measurements and the throughput
+    # benchmarks (their own runs, not regenerated here).
+    for name in ("results_notes.md", "results_games.md", "results_rllib.md", "results_throughput.md"):
         extra = out_path.parent / name
         if extra.is_file():
             lines += ["", extra.read_text().rstrip()]

@@ -30,6 +30,20 @@ def test_configs_exist_for_every_game():
         assert f"{game}_selfplay" in names
 
 
+PER_COUNT = {"fight5": {2: "fight5_selfplay_batched", 3: "fight5_selfplay_3p", 5: "fight5_selfplay_5p"},
+             **{g: {n: f"{g}_selfplay_{n}p" for n in (2, 3, 5)} for g in ("brawl", "fifth_earth")},
+             "fight_klub": {2: "fight_klub_selfplay_2p"}}
+
+
+@pytest.mark.parametrize("game", list(PER_COUNT))
+def test_a_recipe_per_game_and_player_count(game: str) -> None:
+    """Issue 16: every game at 2, 3 and 5 players (Fight Klub: 2) has its recipe, on an in-process vec env."""
+    for n, stem in PER_COUNT[game].items():
+        config = load_config(CONFIGS[0].parent / f"{stem}.yaml").validate()
+        assert config.env.num_players == [n] and config.eval.num_players == n, stem
+        assert config.vec_env == ("batched" if game == "fight5" else "multi"), stem
+
+
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_config_builds_its_envs(path: Path):
     config = load_any(path)

@@ -19,8 +19,10 @@ two different preconstructed decks, ``N`` seeds per pair, each seed played twice
 swapped between the seats (so each deck meets the same shuffles from both chairs); every game is
 played and counted once (cell (a, b) is 1 minus cell (b, a)). The table gives the row deck's win
 rate against the column deck over both seats (draws and truncations count half; no mirror
-matches), then each deck's overall win rate, and seat 0's win rate (The Drop on turn 1 is drawn
-at random, so seat 0 has no built-in edge).
+matches), then each deck's overall win rate, seat 0's win rate (The Drop on turn 1 is drawn
+at random, so seat 0 has no built-in edge), the first holder of The Drop's win rate, every
+Fight card's fight win rate (opposed fights it was in), and game lengths in turns (also over
+random play).
 
 Run from the repository root::
 
@@ -114,33 +116,60 @@ def throughput(seconds: float, rounds: int = 5) -> list[dict[str, Any]]:
     return rows
 
 
-def balance(seeds: int) -> dict[str, Any]:
+def balance(seeds: int, random_games: int = 300) -> dict[str, Any]:
     from fight_envs.agents.arena import play_game
+    from fight_envs.agents.base import RandomAgent
     from fight_envs.agents.fight_klub import HeuristicAgent
 
     names = list(DEFAULT_POOL.decks)
-    env = fight_klub_v0.env()
+    env = fight_klub_v0.env(max_turns=40)  # above the default limit, so the game lengths measured are not cut
     agents = [HeuristicAgent(0), HeuristicAgent(1)]
     credit: dict[tuple[str, str], list[float]] = {(a, b): [] for a in names for b in names if a != b}
-    seat0 = []
+    seat0, first_drop, turns = [], [], []
+    fights: dict[str, list[int]] = {}  # Fight card -> [fights won, opposed fights fought]
     # each unordered pair of different decks once: every seed is played twice, decks swapped between
     # the seats, and each game credits both cells (a, b) and (b, a); so every game counts once
     for a, b in itertools.combinations(names, 2):
         for s in range(seeds):
             for decks in ((a, b), (b, a)):
                 r = play_game(env, agents, seed=1000 * s + 7, options={"decks": list(decks)})
+                g = env.unwrapped.game
                 c0 = 0.5 if r.returns[0] == r.returns[1] else float(r.returns[0] > r.returns[1])
                 seat0.append(c0)
+                first_drop.append(c0 if g.first_drop == 0 else 1.0 - c0)
+                turns.append(g.turn)
                 credit[(decks[0], decks[1])].append(c0)
                 credit[(decks[1], decks[0])].append(1.0 - c0)
+                cards: list[list[str | None]] = []
+                for e in g.log:
+                    if e[0] == "reveal":
+                        cards = e[1]
+                    elif e[0] == "fight":
+                        pair = cards[e[1]]
+                        for seat in (0, 1):
+                            if pair[0] is not None and pair[1] is not None:
+                                row = fights.setdefault(pair[seat], [0, 0])
+                                row[0] += int(e[2] == seat)
+                                row[1] += 1
     table = {a: {b: (0.5 if a == b else float(np.mean(credit[(a, b)]))) for b in names} for a in names}
     overall = {a: float(np.mean([x for b in names if b != a for x in credit[(a, b)]])) for a in names}
+    random_turns = []
+    renv = fight_klub_v0.env(max_turns=40)
+    for s in range(random_games):
+        play_game(renv, [RandomAgent(0), RandomAgent(1)], seed=s)
+        random_turns.append(renv.unwrapped.game.turn)
+    fight_rates = {c: w / n for c, (w, n) in fights.items()}
     print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds x 2 seatings per pair of decks; row deck's win rate")
     print(f"{'':<16}" + "".join(f"{b:>16}" for b in names) + f"{'overall':>10}")
     for a in names:
         print(f"{a:<16}" + "".join(f"{'-' if a == b else f'{table[a][b]:.2f}':>16}" for b in names) + f"{overall[a]:>10.2f}")
-    print(f"seat 0 win rate over all games: {np.mean(seat0):.3f} ({len(seat0)} games)")
-    return {"table": table, "overall": overall, "seat0": float(np.mean(seat0)), "games": len(seat0)}
+    print(f"seat 0 win rate: {np.mean(seat0):.3f}; first holder of The Drop: {np.mean(first_drop):.3f} ({len(seat0)} games)")
+    low = sorted(fight_rates.items(), key=lambda kv: kv[1])[:3]
+    print("lowest fight win rates: " + ", ".join(f"{c} {r:.3f} ({fights[c][1]} fights)" for c, r in low))
+    print(f"turns: heuristic max {max(turns)} mean {np.mean(turns):.2f}; random play ({random_games} games) "
+          f"max {max(random_turns)} mean {np.mean(random_turns):.2f}")
+    return {"table": table, "overall": overall, "seat0": float(np.mean(seat0)), "first_drop": float(np.mean(first_drop)),
+            "games": len(seat0), "fight_win_rates": fight_rates, "turns_max": max(turns), "random_turns_max": max(random_turns)}
 
 
 def main() -> None:

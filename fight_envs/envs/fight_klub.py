@@ -7,17 +7,19 @@
 | Actions | Discrete(32): pass, hand position (16), support position (8), rotate, colour (3), option (3) |
 | Parallel API | no: every decision of the game is made by one player at a time (see below) |
 | Agents | `player_0`, `player_1` |
-| Observation | dict: `observation` Box(-100, 100, (3094,), float32), `action_mask` Box(0, 1, (32,), int8) |
+| Observation | dict: `observation` Box(-100, 100, (20274,), float32), `action_mask` Box(0, 1, (32,), int8) |
 | Episode length | at most `max_turns` turns; `max_episode_steps` = `max_turns` x a per-turn decision bound from the card data |
 | Rules | `seeds/fight_klub.md` |
 
-Fight Klub is a two-player trading card game: each player brings a character, a 12-card Fight
+Fight Klub is a two-player trading card game: each player brings a character (with gametext), a 12-card Fight
 stack and a 27-card Draw deck. Every turn has a Setup phase, three fights (Enhance, Fight,
 Score) and a Cooldown; The Drop decides every order and changes hands each turn. Every choice
 a player makes is one step: The Drop's orderings, each setup / enhance / score / cooldown
 action or pass, which fight and which skirmish next, which Clash text, rotations, the colour
 of each generic token paid or token burned, each discard and destroy. A choice with exactly
-one legal action is made for the player (not a step). The action ids are the table in
+one legal action is made for the player (not a step), and so is an ordering that cannot matter
+(evening up; a step in which at most one player can act): The Drop goes first
+(``ask_moot_orders=True`` asks them all, as the draft reads). The action ids are the table in
 ``seeds/fight_klub.md`` section 8.
 
 **AEC only.** The rulebook never has both players choose at once (even the face-down Fight
@@ -48,7 +50,7 @@ reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each g
 ``deck_pool``) or a pair of decks, each a preconstructed deck name, a deck-list dict or the path
 of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
 ``deck_pool=None`` (all preconstructed decks), a list of deck names, or ``"random"`` (each game two
-fresh random legal decks, ``fight_envs.games.fight_klub.deckbuild.random_deck``, from the seed); ``max_turns=40``;
+fresh random legal decks, ``fight_envs.games.fight_klub.deckbuild.random_deck``, from the seed);
 ``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
 ``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
 ``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
@@ -58,10 +60,20 @@ either defaults to the package's own file; ``mask_in_info=False`` (True: the mas
 "draw": [...]}, ...]}`` (each seat's Fight stack and Draw deck, top first; a seat may be
 ``None``), ``{"drop": 0|1}`` (who holds The Drop on turn 1).
 
+**Search vocabulary**: ``raw_env.decision_kind(agent)`` names the decision asked (one of
+``rules.DECISION_KINDS``: order_setup, setup, choose_fight, order_enhance, enhance, clash_text,
+skirmish_order, order_score, score, order_cooldown, cooldown, order_even_up, even_up,
+pay_generic, burn, discard, destroy_own, destroy_other; "none" when the agent is not to act);
+``raw_env.information_set(agent)`` is the agent's knowledge as a determinized game
+(``FightKlubGame.determinize``: deck lists open, every hidden order and the other's unknown
+hand redrawn uniformly). The env deep-copies and pickles (the engine replays its decisions).
+
 **Determinism**: ``reset(seed=s)`` reproduces the game exactly. ``env.unwrapped.game_record()``
 returns JSON data that ``fight_envs.games.fight_klub.record.replay`` plays back.
 
-Version history: v0: first release.
+Version history: v0: first release; within v0 (before any release of these changes): character
+gametext, six preconstructed decks, lossless card features and the deck / plays summaries in the
+observation (3094 -> 20274 floats), moot orderings resolved without asking, max_turns 40 -> 20.
 """
 
 from __future__ import annotations

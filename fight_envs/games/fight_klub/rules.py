@@ -46,9 +46,9 @@ OPTION0 = COLOR0 + 3  # 29
 NUM_ACTIONS = OPTION0 + 3  # 32
 FIGHTS_PER_TURN = 3
 SETUP_ACTIONS = 2
-MAX_TURNS = 16
-"""Default turn limit: twice the longest game measured (8 turns in 20,000 games of random and
-heuristic play, ``seeds/fight_klub.md`` section 10); no measured game reached it."""
+MAX_TURNS = 20
+"""Default turn limit: twice the longest game measured, 10 turns (random play; heuristic play
+never passed 8), ``seeds/fight_klub.md`` section 10."""
 
 DECISION_KINDS = (
     "order_setup", "setup", "choose_fight", "order_enhance", "enhance", "clash_text", "skirmish_order",

@@ -85,12 +85,14 @@ class HeuristicAgent(Agent):
     make_agent(other, "fifth_earth", 2)], num_deals, seed=2026)`` (``fight_envs.agents.evaluate``;
     played on the engine with the same deals and agent seeds, which gives the same games):
 
-    =========================== ===================== ======= ===============================
-    against                     win rate              deals   note
-    =========================== ===================== ======= ===============================
-    ``strongest_single``        0.695 [0.636, 0.754]  100     preliminary (49% of deals split)
-    ``cheapest_beat``           0.545 [0.481, 0.609]  100     preliminary
-    =========================== ===================== ======= ===============================
+    =========================== ===================== ======= ==============================
+    against                     win rate              games   note
+    =========================== ===================== ======= ==============================
+    ``strongest_single``        0.715 [0.696, 0.733]  2,000   45.3% of deals split
+    ``cheapest_beat``           0.570 [0.549, 0.590]  2,000   target 0.58: just short
+    2 random (3 players)        0.488 [0.411, 0.564]  120     even share 0.33
+    3 random (4 players)        0.450 [0.378, 0.522]  160     even share 0.25
+    =========================== ===================== ======= ==============================
 
     History. v4 (this) is written for the standard rules (seeds/fifth_earth.md section 8),
     where won cards rest: v3's exchange (``P(win) x (cards won + 2 x power won) - P(lose) x

@@ -90,6 +90,7 @@ from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
 from fight_envs.games.fight_klub.deckbuild import random_deck
 from fight_envs.core.information import InformationSet
+from fight_envs.core.records import safe_repr
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
 from fight_envs.games.fight_klub.record import make_record
 from fight_envs.games.fight_klub.render import render_text
@@ -124,8 +125,14 @@ ENV_OPTIONS: dict[str, Any] = {
 
 def _deck_pair(decks: Any, what: str, pool: CardPool) -> list[DeckList]:
     if not isinstance(decks, (list, tuple)) or len(decks) != 2:
-        raise ConfigError(f"{what} must be a pair of decks (names, deck-list dicts or paths), got {decks!r}")
-    return [load_deck(d, pool) for d in decks]
+        raise ConfigError(f"{what} must be a pair of decks (names, deck-list dicts or paths), got {safe_repr(decks)}")
+    return [_one_deck(d, what, pool) for d in decks]
+
+
+def _one_deck(d: Any, what: str, pool: CardPool) -> DeckList:
+    if not isinstance(d, (str, dict, DeckList)) and not hasattr(d, "__fspath__"):
+        raise ConfigError(f"{what}: each deck is a preconstructed name, a deck-list dict or a path, got {safe_repr(d)}")
+    return load_deck(d, pool)
 
 
 class raw_env(AECMixin, AECEnv):
@@ -152,7 +159,7 @@ class raw_env(AECMixin, AECEnv):
         elif not isinstance(pool_names, (list, tuple)) or not pool_names:
             raise ConfigError(f"option 'deck_pool' must be 'random' or a non-empty list of deck names, got {pool_names!r}")
         else:
-            self.deck_pool = [load_deck(d, self.pool) for d in pool_names]
+            self.deck_pool = [_one_deck(d, "option 'deck_pool'", self.pool) for d in pool_names]
         self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"])
         check_render_mode(opts["render_mode"])
         if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
@@ -178,11 +185,18 @@ class raw_env(AECMixin, AECEnv):
         # refused reset leaves the previous game as it was
         decks = None if options.get("decks") is None else _deck_pair(options["decks"], "reset option 'decks'", self.pool)
         orders = options.get("orders")
-        if orders is not None and (not isinstance(orders, (list, tuple)) or len(orders) != 2):
-            raise ConfigError(f"reset option 'orders' must be a list of 2 entries (one per seat, or None), got {orders!r}")
+        if orders is not None and (not isinstance(orders, (list, tuple)) or len(orders) != 2
+                                   or any(o is not None and not isinstance(o, dict) for o in orders)):
+            raise ConfigError(f"reset option 'orders' must be a list of 2 entries, each None or "
+                              f"{{'fight': [...], 'draw': [...]}}, got {safe_repr(orders)}")
+        for o in orders or ():
+            for part, ids in (o or {}).items():
+                if part not in ("fight", "draw") or not isinstance(ids, (list, tuple)) or not all(isinstance(c, str) for c in ids):
+                    raise ConfigError(f"reset option 'orders': an entry maps 'fight' and 'draw' to lists of card ids, "
+                                      f"got {safe_repr(part)}: {safe_repr(ids)}")
         drop = options.get("drop")
         if drop is not None and (isinstance(drop, bool) or not isinstance(drop, (int, np.integer)) or drop not in (0, 1)):
-            raise ConfigError(f"reset option 'drop' must be seat 0 or 1, got {drop!r}")
+            raise ConfigError(f"reset option 'drop' must be seat 0 or 1, got {safe_repr(drop)}")
         rng, seed_used = make_rng(seed)
         if decks is None:
             # drawn from the seed's generator first, so the same seed gives the same pairing

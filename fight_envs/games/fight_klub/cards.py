@@ -645,6 +645,7 @@ def parse_pool(data: Any, decks: Any = None) -> CardPool:
     """Validate card data (and optional preconstructed deck lists) and build a ``CardPool``."""
     if not isinstance(data, dict):
         raise CardDataError("card data must be a JSON object with characters, fight_cards, support_cards")
+    _known(data, "card data", {"characters", "fight_cards", "support_cards"})  # a misspelt part would load as nothing
     for key in ("characters", "fight_cards", "support_cards"):
         if not isinstance(data.get(key), list):
             raise CardDataError(f"card data: missing list field '{key}'")

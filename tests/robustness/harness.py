@@ -28,7 +28,7 @@ import numpy as np
 ALLOWED_MARKERS = re.compile(
     r"must|allowed|expected|one of|only|needs?\b|at most|at least|\.\.|>=|<=|not a\b|lacks|legal actions|"
     r"trust|legal|replay|is not|are not|cannot|no such|does not|differ|unknown|valid|refus|not valid|too|missing|"
-    r"should|requires?|give|takes?|pass\b|exactly|between|no [a-z]",
+    r"should|requires?|give|takes?|pass\b|exactly|between|no [a-z]|each \w+ is",
     re.IGNORECASE,
 )
 

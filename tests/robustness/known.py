@@ -10,10 +10,6 @@ KNOWN: list[tuple[str, str, str, str]] = [
     # (category, game, case-name regex, reason)
     ("constructor", "fight_klub", r"deck_pool=nested-list",
      "Fight Klub: the refusal of deck_pool=[[[]]] says 'unknown deck [[]]' without naming deck_pool"),
-    ("reset", "fight_klub", r"(decks|orders|drop)=deep",
-     "Fight Klub: a 5,000-deep list in reset options raises RecursionError while formatting the error"),
-    ("reset", "fight_klub", r"orders=list-of-ints", "Fight Klub: orders=[5, 6] raises TypeError"),
-    ("cards", "fight_klub", r"unknown-field", "Fight Klub's card loader ignores unknown top-level fields"),
     ("record", "fight_klub", r"without-(cards|deck_lists|seed|finished|truncated|winner)",
      "Fight Klub's replay treats these fields as optional by design (no cards/deck_lists: the package's files; "
      "the seed is not used; finished/truncated/winner checked when present)"),

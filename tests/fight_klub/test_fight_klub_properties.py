@@ -62,7 +62,7 @@ def test_cards_conserved_masks_exact_and_games_end(seed: int, d0: int, d1: int, 
 @settings(max_examples=15)
 @given(seed=st.integers(0, 2**31), turns=st.integers(1, 3))
 def test_every_game_ends_or_truncates(seed: int, turns: int) -> None:
-    g = _game(seed, seed % 4, (seed // 4) % 4, max_turns=turns)
+    g = _game(seed, seed % len(DECKS), (seed // len(DECKS)) % len(DECKS), max_turns=turns)
     rng = np.random.default_rng(seed)
     steps = 0
     while not g.is_terminal():
@@ -75,7 +75,7 @@ def test_every_game_ends_or_truncates(seed: int, turns: int) -> None:
 @settings(max_examples=15)
 @given(seed=st.integers(0, 2**31), cut=st.integers(0, 120))
 def test_observations_hide_what_a_seat_cannot_see(seed: int, cut: int) -> None:
-    g = _game(seed, seed % 4, (seed // 4) % 4)
+    g = _game(seed, seed % len(DECKS), (seed // len(DECKS)) % len(DECKS))
     rng = np.random.default_rng(seed)
     for _ in range(cut):
         if g.is_terminal():
@@ -110,7 +110,7 @@ def test_clone_is_independent_and_equal() -> None:
 def test_many_random_games_every_deck_pair() -> None:
     """1600 random games (100 per ordered deck pair), every invariant checked at every step."""
     for k in range(1600):
-        g = _game(k, k % 4, (k // 4) % 4)
+        g = _game(k, k % len(DECKS), (k // len(DECKS)) % len(DECKS))
         rng = np.random.default_rng(k)
         while not g.is_terminal():
             _conserved(g)

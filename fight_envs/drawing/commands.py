@@ -5,6 +5,7 @@
 logic lives beside what it drives:
 
     fight-envs replay RECORD.json [--gif out.gif] [--svg DIR] [--html out.html] [--seat N]
+    fight-envs replay RECORD.json          # no output named: RECORD.html beside it
     fight-envs play --save-record game.json
     fight-envs eval heuristic random --save-records records/
 """
@@ -31,7 +32,8 @@ def add_replay_parser(sub: Any) -> None:
     p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF of the game here")
     p.add_argument("--svg", default=None, metavar="DIR", help="write one SVG per step into DIR")
     p.add_argument("--html", default=None, metavar="FILE",
-                   help="write a self-contained HTML viewer here (every seat's view, a seat selector)")
+                   help="write a self-contained HTML viewer here (every seat's view, a seat selector); "
+                        "with no --gif, --svg or --html, the viewer goes beside the record (RECORD.html)")
     p.add_argument("--seat", type=int, default=None,
                    help="whose view the GIF and SVGs show (default: a spectator, who sees no hand)")
     p.add_argument("--fps", type=float, default=2.0, help="GIF: steps per second (default 2)")
@@ -43,7 +45,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from fight_envs.drawing.replay import load_record, replay_frames, write_gif, write_html, write_svgs
 
     if not (args.gif or args.svg or args.html):
-        raise SystemExit("fight-envs replay: nothing to write; give --gif FILE, --svg DIR and/or --html FILE")
+        # With no output named, the most useful one: the viewer, next to the record it shows.
+        args.html = str(Path(args.record).with_suffix(".html"))
     try:
         record = load_record(args.record)
         viewers = None if args.html else [args.seat]  # the page holds every seat's view

@@ -47,6 +47,9 @@ def test_play_saves_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     record = json.loads(path.read_text())
     assert record["game"] == "fight5" and record["finished"] is True
     assert main(["replay", str(path), "--svg", str(tmp_path / "svg")]) == 0
+    # With no output named, the viewer is written beside the record.
+    assert main(["replay", str(path)]) == 0
+    assert "<html" in (tmp_path / "played.html").read_text().lower()
     assert len(list((tmp_path / "svg").glob("*.svg"))) == len(record["actions"]) + 1
 
 
@@ -72,8 +75,9 @@ def test_play_saves_the_game_so_far_when_the_human_quits(tmp_path: Path, monkeyp
 def test_replay_errors_are_one_clear_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
-    with pytest.raises(SystemExit, match="nothing to write"):
+    with pytest.raises(SystemExit, match="fight-envs replay: .* is not a game record"):
         main(["replay", str(bad)])
+    assert not (tmp_path / "bad.html").exists()
     with pytest.raises(SystemExit, match="fight-envs replay: .* is not a game record"):
         main(["replay", str(bad), "--gif", str(tmp_path / "x.gif")])
     with pytest.raises(SystemExit, match="fight-envs replay: cannot read"):

@@ -167,7 +167,7 @@ def test_train_list_keys_names_every_key_with_its_default(capsys):
     out = capsys.readouterr().out
     for key, default in _config_keys(Config()):
         assert f"  {key} " in out
-    assert "total_timesteps" in out and "ppo.learning_rate" in out and "(fight5_selfplay_batched.yaml: 1500000)" in out
+    assert "total_timesteps" in out and "ppo.learning_rate" in out and "(fight5_selfplay_batched.yaml: 3000000)" in out
 
 
 def play_with(monkeypatch, capsys, argv: list[str], moves: list[str]) -> str:

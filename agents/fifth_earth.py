@@ -92,6 +92,8 @@ class HeuristicAgent(Agent):
     ``cheapest_beat``           0.570 [0.549, 0.590]  2,000   target 0.58: just short
     2 random (3 players)        0.488 [0.411, 0.564]  120     even share 0.33
     3 random (4 players)        0.450 [0.378, 0.522]  160     even share 0.25
+    4 random (5 players)        0.358 [0.309, 0.407]  200     even share 0.20
+    5 random (6 players)        0.337 [0.277, 0.397]  240     even share 0.17
     =========================== ===================== ======= ==============================
 
     History. v4 (this) is written for the standard rules (seeds/fifth_earth.md section 8),

@@ -45,7 +45,13 @@ def _find(kind: str, name: str, what: str) -> Path:
 
 
 def config_path(name: str) -> Path:
-    """A shipped training config by file name (``"fight5_selfplay_tiny.yaml"`` or ``"configs/..."``)."""
+    """A shipped training config by file name (``"fight5_selfplay_tiny.yaml"``, ``"configs/..."``, or
+    the name without ``.yaml``)."""
+    if not name.endswith((".yaml", ".yml")):
+        try:
+            return _find("configs", name + ".yaml", "config")
+        except ValueError:
+            pass  # fall through: the error names the name as given
     return _find("configs", name, "config")
 
 

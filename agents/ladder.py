@@ -72,6 +72,9 @@ def engine_can_search(game: str) -> bool:
 
     env = make(env_name(game), api="raw")
     engine = getattr(env.unwrapped, "game", None)
+    if engine is None and hasattr(env.unwrapped, "reset"):  # an env that builds its engine at reset (Fight Klub)
+        env.reset(seed=0)
+        engine = getattr(env.unwrapped, "game", None)
     return hasattr(env.unwrapped, "information_set") and callable(getattr(engine, "determinize", None))
 
 

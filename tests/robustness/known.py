@@ -1,6 +1,6 @@
-"""Corpus cases that still fail in a game being redesigned by other work in progress (Fight Klub;
-Brawl and Fifth-Earth now pass every case): each with the reason. They run as expected failures (xfail, not strict:
-once fixed they simply pass). Fight 5 and everything on the training side have none."""
+"""Corpus cases known to fail, each with the reason; they run as expected failures (xfail, not strict: once
+fixed they simply pass). None today: every game and the training side pass every case. A case added here must
+say why it cannot be fixed yet."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ import re
 
 KNOWN: list[tuple[str, str, str, str]] = [
     # (category, game, case-name regex, reason)
-    ("constructor", "fight_klub", r"deck_pool=nested-list",
-     "Fight Klub: the refusal of deck_pool=[[[]]] says 'unknown deck [[]]' without naming deck_pool"),
-    ("record", "fight_klub", r"without-(cards|deck_lists|seed|finished|truncated|winner)",
-     "Fight Klub's replay treats these fields as optional by design (no cards/deck_lists: the package's files; "
-     "the seed is not used; finished/truncated/winner checked when present)"),
 ]
 
 

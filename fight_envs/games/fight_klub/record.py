@@ -52,8 +52,10 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
     ``on_step(game, seat, action)`` is called before each action. Raises RecordError when the
     record is malformed or its actions or outcome differ from what the rules produce.
     """
-    check_record_header(record, RECORD_FORMAT, "Fight Klub", {"config", "decks", "orders", "drop", "actions", "damage"},
-                        game="fight_klub")
+    # Every field make_record writes is required: a record that leaves out its outcome cannot be checked.
+    check_record_header(record, RECORD_FORMAT, "Fight Klub",
+                        {"config", "cards", "deck_lists", "seed", "decks", "orders", "drop", "actions", "finished",
+                         "truncated", "winner", "damage"}, game="fight_klub")
     try:
         if pool is None:
             paths = (record.get("cards"), record.get("deck_lists"))
@@ -69,14 +71,13 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
                           "env's config, 'decks' two deck lists, 'drop' and 'orders' what the env recorded") from None
     replay_actions(game, record["actions"], lambda e: (int(e[0]), int(e[1])), "[seat, action]", on_step)
     for name, got in (("finished", game.is_terminal()), ("truncated", game.truncated)):
-        if name in record and record[name] != got:
+        if record[name] != got:
             raise RecordError(f"the record says {name}={record[name]!r}, the replay gives {got}")
-    if "seed" in record:
-        check_record_seed(record["seed"])
+    check_record_seed(record["seed"])
     if not isinstance(record["damage"], list):
         raise RecordError(f"record field 'damage' must be a list of each player's damage dealt, got {safe_repr(record['damage'])}")
     damage = [p.dealt for p in game.players]
-    if damage != list(record["damage"]) or ("winner" in record and record["winner"] != game.winner):
+    if damage != list(record["damage"]) or record["winner"] != game.winner:
         raise RecordError(f"replay ends with damage {damage}, winner {game.winner}; the record says "
                           f"{record['damage']}, winner {record.get('winner')}")
     return game

@@ -215,12 +215,19 @@ class SearchAgent(Agent):
                 for a in agents:
                     a.reset()
                 state.apply_action(seat, int(action))
-                while not state.is_terminal():
+                while not _ended(state):
                     p = state.current_player()
                     obs, mask = information.observe(state, p)
                     state.apply_action(p, agents[p].act(obs, mask))
                 out[k, j] = information.value(state)[seat]
         return out
+
+
+def _ended(state: SearchableGame) -> bool:
+    """A rollout stops at the end of the game for any reason: engines that can be cut short by a
+    step limit (Brawl) keep ``is_terminal()`` for an end by the rules and say ``is_over()`` for both."""
+    is_over = getattr(state, "is_over", None)
+    return bool(is_over()) if is_over is not None else state.is_terminal()
 
 
 class BatchedRollouts:

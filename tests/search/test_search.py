@@ -192,3 +192,22 @@ def test_search_on_the_other_games_plays_legal_actions(game: str) -> None:
             action = other.act(obs["observation"], obs["action_mask"])
         env.step(action)
     assert decisions > 0
+
+
+def test_rollouts_stop_at_a_step_limit() -> None:
+    """A Brawl game cut short by ``max_steps`` is over but not terminal by the rules: rollouts must stop there."""
+    from fight_envs.registry import make
+
+    env = make("brawl_v0", api="raw", num_players=2, max_steps=6)
+    env.reset(seed=5)
+    agent = make_agent("search:sims=3,rollout=random", game="brawl", seed=0)
+    aid = env.agent_selection
+    obs = env.observe(aid)
+    info = env.unwrapped.information_set(aid)
+    state = info.sample(np.random.default_rng(0))
+    while not state.is_over():  # the step limit ends every rollout within a few decisions
+        p = state.current_player()
+        state.apply_action(p, int(np.flatnonzero(state.legal_action_mask(p))[0]))
+    assert not state.is_terminal()
+    action = agent.act_with_information(obs["observation"], obs["action_mask"], info)
+    assert obs["action_mask"][action]

@@ -199,3 +199,36 @@ def test_decision_kinds_and_information_set() -> None:
         np.testing.assert_array_equal(encode(info.state, info.seat), obs)
         env.step(int(rng.choice(np.flatnonzero(mask))))
     assert len(seen) >= 5
+
+
+def test_search_agent_plays_only_legal_actions_and_its_determinizations_ask_what_the_env_asks() -> None:
+    """The game-agnostic search (agents/search.py) on Fight Klub, cheap budget, a whole seeded game.
+
+    At each decision of the game a determinization of the seat to act asks it the same
+    decision kind with the same legal set as the env's mask (the mask is built from the engine,
+    so a determinize/clone that changed the legal set would make search pick an illegal action).
+    """
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.registry import make_agent
+
+    env = fight_klub_v0.env()  # wrapped: an illegal action would raise or be penalised
+    raw = env.unwrapped
+    check = np.random.default_rng(0)
+    for seed in (0,):  # one full game (about 6 s of CPU): the module stays under 30 s
+        agents = [make_agent("search:sims=2,rollout=play_anything", game="fight_klub"), make_agent("heuristic", game="fight_klub")]
+        steps: list[bool] = []
+
+        def on_step(name: str, obs: dict, action: int) -> None:
+            steps.append(bool(obs["action_mask"][action]))
+            agent = raw.agent_selection
+            info = raw.information_set(agent)
+            seat = raw.seat[agent]
+            det = info.sample(check)
+            assert np.array_equal(det.legal_action_mask(seat), obs["action_mask"])
+            assert det.decision_kind(seat) == raw.decision_kind(agent)
+            assert np.array_equal(info.observe(det, seat)[1], obs["action_mask"])
+
+        result = play_game(env, agents, seed=seed, on_step=on_step)
+        assert steps and all(steps)
+        assert agents[0].searched > 0
+        assert raw.game.is_terminal() and sorted(result.returns.tolist()) in ([-1.0, 1.0], [0.0, 0.0])

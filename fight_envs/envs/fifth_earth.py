@@ -205,16 +205,18 @@ class raw_env(AECMixin, AECEnv):
 
     def _all_infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
         """Every agent's info, the counts read once for all of them."""
-        g, n = self.game, self.config.num_players
+        g = self.game
         won = g.destinations_won
+        won_list = won.tolist()
         sizes = g.hands.sum(axis=1).tolist()
         phase, rnd, fight = int(g.phase), int(g.knockout_round), int(g.battle.fight if g.battle is not None else 0)
+        seat, rel, with_mask = self.seat, self._rel, self.mask_in_info
         out = {}
         for agent in agents:
-            s = self.seat[agent]
-            info: dict[str, Any] = {"action_mask": self._mask(agent)} if self.mask_in_info else {}
-            info["destinations_won"] = int(won[s])
-            info["destinations"] = won[self._rel[s]]  # egocentric (a copy)
+            s = seat[agent]
+            info: dict[str, Any] = {"action_mask": self._mask(agent)} if with_mask else {}
+            info["destinations_won"] = won_list[s]
+            info["destinations"] = won[rel[s]]  # egocentric (a copy)
             info["phase"] = phase
             info["knockout_round"] = rnd
             info["fight"] = fight
@@ -247,7 +249,7 @@ class raw_env(AECMixin, AECEnv):
         g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
-        rewards = np.zeros(self.config.num_players)
+        rewards = None  # None: 0.0 to everyone (most steps), built without an array
         if self.reward_mode == "outcome":
             if g.is_terminal():
                 rewards = g.returns()
@@ -255,7 +257,10 @@ class raw_env(AECMixin, AECEnv):
             n = self.config.num_players
             rewards = np.full(n, -1.0 / (n - 1))
             rewards[g.claimed[-1][1]] = 1.0
-        self.rewards = {a: float(rewards[self.seat[a]]) for a in self.agents}
+        if rewards is None:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            self.rewards = {a: float(rewards[self.seat[a]]) for a in self.agents}
         if g.is_terminal():
             self.terminations = {a: True for a in self.agents}
         else:

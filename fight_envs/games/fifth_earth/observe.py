@@ -97,89 +97,158 @@ _P = {name: (sl.start, sl.stop) for name, sl in PLAYER_SLICES.items()}
 _O = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
 
 
+_HAND0, _HAND1 = _O["hand"]
+_REST0, _REST1 = _O["rest"]
+_SPOILS0, _SPOILS1 = _O["spoils"]
+_REVEALED0, _REVEALED1 = _O["revealed"]
+_IN_PLAY0, _IN_PLAY1 = _O["in_play"]
+_DEST0 = _O["destinations_left"][0]
+_PROGRESS0 = _O["progress"][0]
+_POWER0 = _O["power"][0]
+_SCALARS = ("present", "alive", "in_battle", "bye", "challengeable", "seed", "hand_size", "rest_size", "spoils_size",
+            "destinations_won", "laid_count", "has_laid", "lays_first", "battle_wins")
+assert [_P[name][0] for name in _SCALARS] == list(range(len(_SCALARS)))  # encode writes them at offsets 0..13
+_RESTING0, _RESTING1 = _P["resting"]
+_KNOWN0, _KNOWN1 = _P["known_hand"]
+_LAST_CHAR0 = _P["last_character"][0]
+_LAST_STAGES0 = _P["last_stages"][0]
+_LAST_TOTAL = _P["last_total"][0]
+_LAST_PLUS = _P["last_power_plus"][0]
+_LAST_MINUS = _P["last_power_minus"][0]
+_LAST_WON = _P["last_won"][0]
+_CHARACTER_OF = [character_of(c) for c in range(NUM_CARDS)]
+_STAGE_INDEX = [stage_of(c) - 1 for c in range(NUM_CARDS)]
+_ROTATIONS: dict[tuple[int, int], np.ndarray] = {}
+_ROTATION_LISTS = {(n, seat): [(k + seat) % n for k in range(n)] for n in range(1, MAX_PLAYERS + 1) for seat in range(n)}
+
+
+def _rotation_list(n: int, seat: int) -> list[int]:
+    """``rel`` as a list (precomputed for every player count and seat)."""
+    return _ROTATION_LISTS[(n, seat)]
+
+
+def _rotation(n: int, seat: int) -> np.ndarray:
+    """``rel``: ``rel[k]`` is the seat ``k`` seats after ``seat`` (cached, never written to)."""
+    rel = _ROTATIONS.get((n, seat))
+    if rel is None:
+        rel = _ROTATIONS[(n, seat)] = (np.arange(n) + seat) % n
+        rel.flags.writeable = False
+    return rel
+
+
 def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (all players' blocks filled at once, as rows of one view)."""
+    """The observation vector of ``seat``.
+
+    Built with few array operations: the one-value features are written one by one from Python
+    numbers (cheaper than an array operation over a handful of players), the card-sized rows by
+    slices. The golden traces (``tests/fifth_earth``) pin every value.
+    """
     g, n, cfg = game, game.num_players, game.config
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     b = g.battle
+    phase = g.phase
     if g.to_act == seat:
-        if g.phase == PHASE_DESTINATION:
+        if phase == PHASE_DESTINATION:
             obs[0] = 1
-        elif g.phase == PHASE_CHALLENGE:
+        elif phase == PHASE_CHALLENGE:
             obs[1] = 1
-        elif g.phase == PHASE_LAY:
+        elif phase == PHASE_LAY:
             obs[2 if b is not None and not b.laid else 3] = 1
-    o = _O
-    obs[o["hand"][0]:o["hand"][1]] = g.hands[seat]
-    since = g.rest_since[seat]
+    obs[_HAND0:_HAND1] = g.hands[seat]
     fight = b.fight if b is not None else 0
-    resting = since != NOBODY
-    obs[o["rest"][0]:o["rest"][1]] = 0.5 * resting + 0.5 * (resting & (since + g.cards.rest_fights <= fight))
-    obs[o["spoils"][0]:o["spoils"][1]] = g.spoils[seat]
-    obs[o["revealed"][0]:o["revealed"][1]] = g.revealed
-    obs[o["in_play"][0]:o["in_play"][1]] = g.in_play
-    obs[o["destinations_left"][0] + np.array(g.remaining_destinations, dtype=np.int64)] = 1
-    p = o["progress"][0]
-    obs[p] = len(g.claimed) / cfg.num_destinations
-    obs[p + 1] = cfg.num_destinations / NUM_DESTINATIONS
+    rest_rows = g.rest_since != NOBODY
+    resting = rest_rows[seat]
+    if resting.any():
+        ready = g.rest_since[seat] <= fight - g.cards.rest_fights
+        obs[_REST0:_REST1] = 0.5 * resting + 0.5 * (resting & ready)
+    spoils = cfg.won_cards == "spoils"  # the only rule under which the engine sets spoils aside
+    if spoils:
+        obs[_SPOILS0:_SPOILS1] = g.spoils[seat]
+    revealed = g.revealed
+    obs[_REVEALED0:_REVEALED1] = revealed
+    obs[_IN_PLAY0:_IN_PLAY1] = g.in_play
+    for d in g.remaining_destinations:
+        obs[_DEST0 + d] = 1
+    nd = cfg.num_destinations
+    p = _PROGRESS0
+    obs[p] = len(g.claimed) / nd
+    obs[p + 1] = nd / NUM_DESTINATIONS
     obs[p + 2] = g.knockout_round / 3.0
     obs[p + 3] = fight / cfg.max_fights
     obs[p + 4] = cfg.format == "royale"
-    w = o["power"][0]
+    w = _POWER0
     obs[w] = len(g.power_deck) / NUM_POWER_CARDS
-    if g.power_discard:
-        obs[w + 1 + np.array(g.power_discard, dtype=np.int64)] = 1
+    for x in g.power_discard:
+        obs[w + 1 + x] = 1
     rows = obs[PLAYERS_START:].reshape(MAX_PLAYERS, PLAYER_SIZE)
-    rel = (np.arange(n) + seat) % n  # rows[k] is the player k seats after me
-    P = _P
-    rows[:n, P["present"][0]] = 1
-    rows[:n, P["alive"][0]] = g.alive[rel]
-    rows[:n, P["bye"][0]] = rel == g.bye
-    if g.phase == PHASE_CHALLENGE:
+    rel = _rotation(n, seat)
+    # The one-value features by flat index (Python numbers: cheaper than array operations on a
+    # few players). Player k seats after me starts at PLAYERS_START + k * PLAYER_SIZE.
+    hand_sizes = g.hands.sum(axis=1).tolist()
+    rest_sizes = rest_rows.sum(axis=1).tolist()
+    spoils_sizes = g.spoils.sum(axis=1).tolist() if spoils else None
+    won = g.destinations_won.tolist()
+    alive = g.alive.tolist()
+    bye = g.bye
+    base = PLAYERS_START
+    for s in _rotation_list(n, seat):
+        obs[base] = 1  # present
+        if alive[s]:
+            obs[base + 1] = 1
+        if s == bye:
+            obs[base + 3] = 1
+        obs[base + 6] = hand_sizes[s] / COUNT_SCALE
+        obs[base + 7] = rest_sizes[s] / COUNT_SCALE
+        if spoils_sizes is not None:
+            obs[base + 8] = spoils_sizes[s] / COUNT_SCALE
+        obs[base + 9] = won[s] / nd
+        base += PLAYER_SIZE
+    if phase == PHASE_CHALLENGE:
         for s in g.unpaired:
             if s != g.to_act:
-                rows[(s - seat) % n, P["challengeable"][0]] = 1
+                obs[PLAYERS_START + (s - seat) % n * PLAYER_SIZE + 4] = 1
     for i, s in enumerate(g.seeds):
-        rows[(s - seat) % n, P["seed"][0]] = 1.0 - i / MAX_PLAYERS
-    rows[:n, P["hand_size"][0]] = g.hands.sum(axis=1)[rel] / COUNT_SCALE
-    rows[:n, P["rest_size"][0]] = (g.rest_since != NOBODY).sum(axis=1)[rel] / COUNT_SCALE
-    rows[:n, P["spoils_size"][0]] = g.spoils.sum(axis=1)[rel] / COUNT_SCALE
-    rows[:n, P["destinations_won"][0]] = g.destinations_won[rel] / cfg.num_destinations
+        obs[PLAYERS_START + (s - seat) % n * PLAYER_SIZE + 5] = 1.0 - i / MAX_PLAYERS
+    if b is not None:
+        first = b.lay_order[0]
+        max_fights = cfg.max_fights
+        for s in b.players:
+            base = PLAYERS_START + (s - seat) % n * PLAYER_SIZE
+            obs[base + 2] = 1
+            laid = b.laid.get(s)
+            if laid is not None:
+                obs[base + 10] = len(laid) / NUM_STAGES
+                obs[base + 11] = 1
+            if first == s:
+                obs[base + 12] = 1
+            obs[base + 13] = b.wins.get(s, 0) / max_fights
     # Cards laid face down in the fight under way still count as held until the reveal:
     # otherwise a revealed card dropping out of known_hand would tell which card was laid.
-    held = g.hands[rel] & g.revealed
+    held = g.hands[rel] & revealed
     if b is not None:
         for s, cards in b.laid.items():
-            held[(s - seat) % n, cards] = g.revealed[cards]
-    kh = P["known_hand"]
-    rows[:n, kh[0]:kh[1]] = held
+            held[(s - seat) % n, cards] = revealed[cards]
+    rows[:n, _KNOWN0:_KNOWN1] = held
     if b is not None:
         rest = g.cards.rest_fights
-        rs = P["resting"]
-        for s in b.players:
-            k = (s - seat) % n
-            row = rows[k]
-            row[P["in_battle"][0]] = 1
-            if s in b.laid:
-                row[P["laid_count"][0]] = len(b.laid[s]) / NUM_STAGES
-                row[P["has_laid"][0]] = 1
-            row[P["lays_first"][0]] = b.lay_order[0] == s
-            row[P["battle_wins"][0]] = b.wins.get(s, 0) / cfg.max_fights
-            wait = g.last_used[s] + (rest - fight)
-            row[rs[0]:rs[1]] = np.maximum(wait, 0) / rest
+        players = b.players
+        wait = g.last_used[players] + (rest - fight)
+        np.maximum(wait, 0, out=wait)
+        rows[[(s - seat) % n for s in players], _RESTING0:_RESTING1] = wait / rest
     last = g.last_fight
     if last is not None:
         mods_all = g.cards.power_modifiers
         for s, cards in last.laid.items():
-            row = rows[(s - seat) % n]
-            row[P["last_character"][0] + character_of(cards[0])] = 1
+            base = PLAYERS_START + (s - seat) % n * PLAYER_SIZE
+            obs[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
             for c in cards:
-                row[P["last_stages"][0] + stage_of(c) - 1] = 1
-            row[P["last_total"][0]] = max(last.totals[s], 0) / TOTAL_SCALE
+                obs[base + _LAST_STAGES0 + _STAGE_INDEX[c]] = 1
+            obs[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE
             drawn = last.power[s]
             if drawn:
                 mods = [int(mods_all[x]) for x in drawn]
-                row[P["last_power_plus"][0]] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
-                row[P["last_power_minus"][0]] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
-            row[P["last_won"][0]] = last.winner == s
+                obs[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
+                obs[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
+            if last.winner == s:
+                obs[base + _LAST_WON] = 1
     return obs

@@ -54,6 +54,8 @@ ONE_LINE_RULES: dict[str, tuple[str, ...]] = {
 SEARCH_BUDGETS: dict[str, tuple[str, str]] = {
     "fight5": ("search:sims=16,horizon=bout,tail=greedy", "search:sims=48,horizon=bout,tail=greedy"),
     "fifth_earth": ("search:sims=8,rollout=random", "search:sims=32,rollout=random"),
+    # Brawl's whole-game heuristic rollouts are slow (hundreds of decisions a game): random rollouts, small budgets.
+    "brawl": ("search:sims=4,rollout=random", "search:sims=16,rollout=random"),
 }
 """Each game's two search budgets on the ladder (default for other games: ``DEFAULT_SEARCH_BUDGETS``)."""
 DEFAULT_SEARCH_BUDGETS = ("search:sims=16", "search:sims=64")
@@ -230,7 +232,7 @@ def run_ladder(
         pairings.append(Pairing(a, b, result, mean, (max(0.0, lo), min(1.0, hi)), split_rate(result)))
     arr = np.array(rows, dtype=np.float64)
     ratings = elo_ratings(labels, arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2],
-                          arr[:, 3].astype(np.int64), arr[:, 4].astype(np.int64), "random" if "random" in labels else None,
+                          arr[:, 3].astype(np.int64), arr[:, 4].astype(np.int64), "random",  # labels carry versions ('random-v1'): matched by name; absent -> mean
                           1000.0, bootstrap, seed)
     ms = [float(1000 * cpu[i] / decisions[i]) if decisions[i] else None for i in range(len(specs))]
     ms_wall = [float(1000 * seconds[i] / decisions[i]) if decisions[i] else None for i in range(len(specs))]

@@ -35,6 +35,7 @@ def test_ladder_cli_writes_the_page_png_and_json(tmp_path, capsys) -> None:
     assert (out / "ladder_fight5.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((out / "ladder_fight5.json").read_text())
     assert len(data["pairings"]) == 1 and data["labels"] == ["random-v1", "greedy-v1"]
+    assert data["elo"][0] == pytest.approx(1000.0)  # random anchors the scale (its label carries a version)
 
 
 def test_ladder_with_search_reports_its_cost_per_decision() -> None:

@@ -244,7 +244,62 @@ class _SubBatch:
     game_seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
 
 
-class BatchedFight5VecEnv(VecEnv):
+class LearnerVecEnvPlumbing:
+    """What SB3's ``VecEnv`` asks of a vector env that steps its games itself (``BatchedFight5VecEnv``,
+    ``MultiGameVecEnv``): attributes per env, ``action_masks`` as the one per-env method (what
+    sb3-contrib's ``get_action_masks`` calls), Monitor-style episode statistics, no images.
+
+    The class using it has ``num_envs``, ``env_num_players``, ``learner_seats``, ``action_masks()``,
+    and says in ``HOLDS`` how it holds its games (for the refusal of ``set_attr``).
+    """
+
+    HOLDS = "steps its games itself"
+    num_envs: int
+    env_num_players: np.ndarray
+    learner_seats: np.ndarray
+
+    def action_masks(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        if attr_name == "render_mode":
+            return [None for _ in self._indices(indices)]
+        if attr_name == "action_masks":
+            return [self.action_masks for _ in self._indices(indices)]
+        per_env = {"num_players": self.env_num_players, "learner_seat": self.learner_seats}
+        if attr_name in per_env:
+            return [int(per_env[attr_name][i]) for i in self._indices(indices)]
+        if hasattr(self, attr_name):
+            return [getattr(self, attr_name) for _ in self._indices(indices)]
+        raise AttributeError(f"{type(self).__name__} has no attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        raise AttributeError(f"{type(self).__name__} {self.HOLDS}; setting {attr_name!r} per env is not supported")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":
+            # What sb3-contrib's get_action_masks calls; it stacks the rows.
+            masks = self.action_masks()
+            return [masks[i] for i in self._indices(indices)]
+        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}; it offers action_masks")
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        # Episode statistics are written the way Monitor writes them, so code checking for it works.
+        return [wrapper_class is Monitor for _ in self._indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return [int(i) for i in indices]
+
+
+
+class BatchedFight5VecEnv(LearnerVecEnvPlumbing, VecEnv):
     """Fight 5 self-play rollouts for MaskablePPO from the batched engine (see the module docstring).
 
     Args:
@@ -255,6 +310,8 @@ class BatchedFight5VecEnv(VecEnv):
         **env_options: fight5_v0 options the engine takes: ``reward``, ``num_bouts``,
             ``target_score``, ``cards``.
     """
+
+    HOLDS = "holds its games as arrays"
 
     def __init__(
         self,
@@ -371,42 +428,6 @@ class BatchedFight5VecEnv(VecEnv):
 
     def close(self) -> None:
         """Nothing to release: no processes, no files."""
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        if attr_name == "render_mode":
-            return [None for _ in self._indices(indices)]
-        if attr_name == "action_masks":
-            return [self.action_masks for _ in self._indices(indices)]
-        per_env = {"num_players": self.env_num_players, "learner_seat": self.learner_seats}
-        if attr_name in per_env:
-            return [int(per_env[attr_name][i]) for i in self._indices(indices)]
-        if hasattr(self, attr_name):
-            return [getattr(self, attr_name) for _ in self._indices(indices)]
-        raise AttributeError(f"{type(self).__name__} has no attribute {attr_name!r}")
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        raise AttributeError(f"{type(self).__name__} holds its games as arrays; setting {attr_name!r} per env is not supported")
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
-        if method_name == "action_masks":
-            # What sb3-contrib's get_action_masks calls; it stacks the rows.
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}; it offers action_masks")
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        # Episode statistics are written the way Monitor writes them, so code checking for it works.
-        return [wrapper_class is Monitor for _ in self._indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
-
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return [int(i) for i in indices]
 
     # ------------------------------------------------------------------ the loop
     def _step_sub(self, sub: _SubBatch, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,

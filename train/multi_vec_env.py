@@ -59,16 +59,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepReturn
 
 from fight_envs.core.errors import ConfigError
 from fight_envs.registry import make
-from fight_envs.train.batched_vec_env import NO_OPPONENT, SEED_BOUND, _OpponentBook
+from fight_envs.train.batched_vec_env import SEED_BOUND, LearnerVecEnvPlumbing, _OpponentBook
 from fight_envs.wrappers.single_agent import win_credit
 
 LEARNER_SEATS = ("random", "rotate")
@@ -79,7 +77,7 @@ def game_name(env_name: str) -> str:
     return env_name.rsplit("_v", 1)[0]
 
 
-class MultiGameVecEnv(VecEnv):
+class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
     """Self-play rollouts of any suite AEC env for MaskablePPO (see the module docstring).
 
     Args:
@@ -208,41 +206,6 @@ class MultiGameVecEnv(VecEnv):
     def close(self) -> None:
         for env in self.envs:
             env.close()
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        if attr_name == "render_mode":
-            return [None for _ in self._indices(indices)]
-        if attr_name == "action_masks":
-            return [self.action_masks for _ in self._indices(indices)]
-        per_env = {"num_players": self.env_num_players, "learner_seat": self.learner_seats}
-        if attr_name in per_env:
-            return [int(per_env[attr_name][i]) for i in self._indices(indices)]
-        if hasattr(self, attr_name):
-            return [getattr(self, attr_name) for _ in self._indices(indices)]
-        raise AttributeError(f"{type(self).__name__} has no attribute {attr_name!r}")
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        raise AttributeError(f"{type(self).__name__} steps its games itself; setting {attr_name!r} per env is not supported")
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}; it offers action_masks")
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        # Episode statistics are written the way Monitor writes them, so code checking for it works.
-        return [wrapper_class is Monitor for _ in self._indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
-
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return [int(i) for i in indices]
 
     # ------------------------------------------------------------------ the loop
     def _new_game(self, i: int) -> None:

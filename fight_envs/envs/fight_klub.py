@@ -18,8 +18,10 @@ a player makes is one step: The Drop's orderings, each setup / enhance / score /
 action or pass, which fight and which skirmish next, which Clash text, rotations, the colour
 of each generic token paid or token burned, each discard and destroy. A choice with exactly
 one legal action is made for the player (not a step), and so is an ordering that cannot matter
-(evening up; a step in which at most one player can act): The Drop goes first
-(``ask_moot_orders=True`` asks them all, as the draft reads). The action ids are the table in
+(evening up; a step in which at most one player can act; a skirmish order when no skirmish
+left is won by a tab with a Result; a Clash-text pick both texts decide alike): The Drop goes
+first, skirmishes run left to right, The Drop's text is used (``ask_moot_orders=True`` asks them
+all, as the draft reads). The action ids are the table in
 ``seeds/fight_klub.md`` section 8.
 
 **AEC only.** The rulebook never has both players choose at once (even the face-down Fight

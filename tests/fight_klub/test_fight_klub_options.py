@@ -142,3 +142,52 @@ def test_replay_checks_finished_truncated_and_game() -> None:
 def test_preconstructed_pool_loads_with_gametext() -> None:
     assert parse_pool({"characters": [], "fight_cards": [], "support_cards": []}).characters == {}
     assert all(ch.gametext for ch in DEFAULT_POOL.characters.values())
+
+
+def _fight_kinds(g: FightKlubGame) -> list[str]:
+    """Play the first fight with the plain policy (pass, else the first legal action) until it is
+    decided; return the kinds asked on the way."""
+    f, kinds = g.fights[0], []
+    act(g, 0, "choose_fight", OPTION0)
+    while g.pending is not None and not f.decided:
+        kinds.append(g.pending.kind)
+        g.apply_action(g.pending.seat, PASS if PASS in g.pending.legal else g.pending.legal[0])
+    return kinds
+
+
+@pytest.mark.parametrize("cards, moot", [
+    (("h_jab", "v_focus"), True),  # no Result tab on either card
+    (("h_jab", "v_jab"), True),  # v_jab's right tab has a Result, but Vega wins that skirmish 3-2
+    (("h_spirit_lash", "v_switch"), False),  # Vega wins the centre, whose tab has a Result (DRAW 1)
+], ids=["no-results", "result-on-the-losing-tab", "result-on-a-winning-tab"])
+@pytest.mark.parametrize("ask", [False, True], ids=["default", "faithful"])
+def test_skirmish_order_is_asked_only_when_a_winning_tab_has_a_result(cards: tuple[str, str], moot: bool,
+                                                                       ask: bool) -> None:
+    g = new_game(fight0=[cards[0]], fight1=[cards[1]], ask_moot_orders=ask)
+    empty_hands(g)
+    play_until(g, "choose_fight")
+    f = g.fights[0]
+    assert g.skirmish_order_moot(f, [g.end_of(f, s) for s in (0, 1)], [0, 1, 2]) == moot
+    kinds = _fight_kinds(g)
+    assert ("skirmish_order" in kinds) == (ask or not moot)
+    assert f.skirmish_winner == {"v_focus": [1, 0, 0], "v_jab": [-1, 0, 0], "v_switch": [-1, 0, 0]}[cards[1]]
+    assert f.winner == 0
+    h = g.clone()  # a clone replays the same (moot or asked) decisions
+    assert h.fights[0].skirmish_winner == f.skirmish_winner and h.pending.kind == g.pending.kind
+
+
+@pytest.mark.parametrize("hollow_cards, moot", [(0, True), (2, False)], ids=["both-texts-tie", "texts-disagree"])
+@pytest.mark.parametrize("ask", [False, True], ids=["default", "faithful"])
+def test_clash_text_is_asked_only_when_the_pick_can_matter(hollow_cards: int, moot: bool, ask: bool) -> None:
+    # h_standoff (more Energy wins) vs v_patience (more cards in hand wins; on win: DRAW 1)
+    g = new_game(fight0=["h_standoff"], fight1=["v_patience"], ask_moot_orders=ask)
+    empty_hands(g)
+    give(g, 1, *["v_slip"] * hollow_cards)
+    play_until(g, "choose_fight")
+    g.players[0].pool, g.players[1].pool = [0, 0, 0], [0, 0, 0]  # equal Energy: Vega's text ties
+    f = g.fights[0]
+    assert g.clash_text_moot(f, [g.end_of(f, s) for s in (0, 1)]) == moot
+    kinds = _fight_kinds(g)
+    assert ("clash_text" in kinds) == (ask or not moot)
+    if moot and not ask:
+        assert f.clash_text_of == 0 and f.winner is None  # The Drop's text, as the canonical pick

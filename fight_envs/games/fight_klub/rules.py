@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -456,17 +456,46 @@ class FightKlubGame:
         phase = kind[len("order_"):]
         return sum(bool(self.playable(s, phase)) for s in (0, 1)) <= 1
 
-    def _order(self, kind: str) -> Generator[Decision, int, int]:
-        """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+    def skirmish_order_moot(self, f: FightSlot, ends: Sequence[FightEnd], choices: Sequence[int]) -> bool:
+        """Whether the order of the skirmishes at ``choices`` cannot matter: no skirmish there is won
+        now by a side whose tab has a Result. Then, in any order, the first skirmish resolved has no
+        Result, so nothing a total reads changes (a total reads tabs, Effect tabs, bonuses, boosts
+        and fists, never other skirmishes' winners), and by induction none has: every order gives
+        the same winners and the same state."""
+        for pos in choices:
+            t0, t1 = self.skirmish_total(f, 0, pos), self.skirmish_total(f, 1, pos)
+            if t0 != t1 and ends[int(t1 > t0)].tabs[pos].result:
+                return False
+        return True
+
+    def clash_text_moot(self, f: FightSlot, ends: Sequence[FightEnd]) -> bool:
+        """Whether The Drop's pick between two Clash texts cannot matter: both texts give the same
+        fight winner, and the winner's text has no on-win effect (a text's effect resolves only
+        when its owner wins, so the loser's never does). Only which text is shown differs."""
+        winners = []
+        for text in ends:
+            m = [self.measure(s, text.measure, f) for s in (0, 1)]
+            winners.append(None if m[0] == m[1] else int((m[1] > m[0]) == (text.wins == "higher")))
+        w = winners[0]
+        return winners[1] == w and (w is None or not ends[w].on_win)
+
+    def _is_moot(self, kind: str, test: Callable[[], bool]) -> bool:
+        """Whether the decision ``kind`` is resolved without asking (``test()``: whether it cannot
+        matter); a replay follows the recorded game, the draft-faithful mode asks always."""
         replaying = self._moot_replay
         if replaying is not None and self._moot_at < len(replaying):  # a replay follows the recorded game
             moot = replaying[self._moot_at]
             self._moot_at += 1
         else:
-            moot = not self.config.ask_moot_orders and self.moot(kind)
+            moot = not self.config.ask_moot_orders and test()
         self.moots.append(moot)
         if moot:
             self.log.append(("moot", kind))
+        return moot
+
+    def _order(self, kind: str) -> Generator[Decision, int, int]:
+        """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+        if self._is_moot(kind, lambda: self.moot(kind)):
             return self.drop
         choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
         return self.drop if choice == OPTION0 else 1 - self.drop
@@ -548,7 +577,10 @@ class FightKlubGame:
             ends = [self.end_of(f, s) for s in (0, 1)]
             if ends[0].kind == "clash" or ends[1].kind == "clash":
                 if ends[0].kind == "clash" and ends[1].kind == "clash":
-                    pick = yield from self._ask(self.drop, "clash_text", (OPTION0, OPTION0 + 1))
+                    if self._is_moot("clash_text", lambda: self.clash_text_moot(f, ends)):
+                        pick = OPTION0  # The Drop's own text
+                    else:
+                        pick = yield from self._ask(self.drop, "clash_text", (OPTION0, OPTION0 + 1))
                     owner = self.drop if pick == OPTION0 else 1 - self.drop
                 else:
                     owner = 0 if ends[0].kind == "clash" else 1
@@ -566,7 +598,10 @@ class FightKlubGame:
                     choices = [pos for pos in remaining if pos not in f.nullified]
                     if not choices:
                         break
-                    pick = yield from self._ask(self.drop, "skirmish_order", [OPTION0 + pos for pos in choices])
+                    if len(choices) > 1 and self._is_moot("skirmish_order", lambda: self.skirmish_order_moot(f, ends, choices)):
+                        pick = OPTION0 + choices[0]  # left to right
+                    else:
+                        pick = yield from self._ask(self.drop, "skirmish_order", [OPTION0 + pos for pos in choices])
                     pos = pick - OPTION0
                     remaining.remove(pos)
                     totals = [self.skirmish_total(f, s, pos) for s in (0, 1)]

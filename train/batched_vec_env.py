@@ -261,6 +261,22 @@ class LearnerVecEnvPlumbing:
     def action_masks(self) -> np.ndarray:
         raise NotImplementedError
 
+    _started: bool = False
+    _actions: np.ndarray | None = None
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def _take_actions(self) -> np.ndarray:
+        """The learner's actions of this step (one int64 per env), once; refuses a step out of order."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async()")
+        actions = self._actions.reshape(self.num_envs).astype(np.int64, copy=False)
+        self._actions = None
+        return actions
+
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         if attr_name == "render_mode":
             return [None for _ in self._indices(indices)]
@@ -392,16 +408,8 @@ class BatchedFight5VecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._started = True
         return self._obs.copy()
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
-
     def step_wait(self) -> VecEnvStepReturn:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        if self._actions is None:
-            raise RuntimeError("step_wait() without step_async()")
-        actions = self._actions.reshape(self.num_envs).astype(np.int64, copy=False)
-        self._actions = None
+        actions = self._take_actions()
         rewards = self._carry.copy()
         self._carry[:] = 0.0
         dones = np.zeros(self.num_envs, dtype=bool)

@@ -176,16 +176,8 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._started = True
         return self._obs.copy()
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
-
     def step_wait(self) -> VecEnvStepReturn:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        if self._actions is None:
-            raise RuntimeError("step_wait() without step_async()")
-        actions = self._actions.reshape(self.num_envs).tolist()
-        self._actions = None
+        actions = self._take_actions().tolist()
         rewards = self._carry.copy()
         self._carry[:] = 0.0
         dones = np.zeros(self.num_envs, dtype=bool)

@@ -48,7 +48,7 @@ def test_torchrl_pettingzoo_wrapper_checks_specs_and_rolls_out_the_parallel_form
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env_specs(env)
-        td = env.rollout(400, break_when_any_done=False)
+        td = env.rollout(1500, break_when_any_done=False)
     assert not [w for w in caught if "must send PASS" in str(w.message) or "illegal" in str(w.message)]
     assert td["next", "done"].any()
     for group in env.group_map:

@@ -94,7 +94,7 @@ from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
-from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, Public, encode, public_part
 from fight_envs.games.fifth_earth.record import make_record
 from fight_envs.games.fifth_earth.render import render_text
 from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, FifthEarthConfig, FifthEarthGame, parse_deal
@@ -169,6 +169,12 @@ class raw_env(AECMixin, AECEnv):
         self.seed_used: int | None = None
         # seat -> (game.version, observation vector): observing twice without a step encodes once
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        # (game.table_version, observe.public_part(game)): the seat-independent part, shared by every
+        # seat and kept while only lays with others still to lay happen (most decisions of a fight)
+        self._public: tuple[int, Public] | None = None
+        # tuple(destinations won) -> every seat's egocentric copy of it, for the infos
+        self._won_rows: tuple[tuple[int, ...], list[np.ndarray]] | None = None
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
@@ -198,7 +204,7 @@ class raw_env(AECMixin, AECEnv):
     def _mask(self, agent: str) -> np.ndarray:
         if agent == self.agent_selection and self._live():
             return self.game.legal_action_mask(self.seat[agent])
-        return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return self._zero_mask.copy()
 
     def _info(self, agent: str) -> dict[str, Any]:
         return self._all_infos([agent])[agent]
@@ -206,17 +212,21 @@ class raw_env(AECMixin, AECEnv):
     def _all_infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
         """Every agent's info, the counts read once for all of them."""
         g = self.game
-        won = g.destinations_won
-        won_list = won.tolist()
-        sizes = g.hands.sum(axis=1).tolist()
+        won_list = g.destinations_won.tolist()
+        key = tuple(won_list)
+        if self._won_rows is None or self._won_rows[0] != key:
+            won = g.destinations_won
+            self._won_rows = (key, [won[rel] for rel in self._rel])
+        won_rows = self._won_rows[1]
+        sizes = g.hand_sizes()
         phase, rnd, fight = int(g.phase), int(g.knockout_round), int(g.battle.fight if g.battle is not None else 0)
-        seat, rel, with_mask = self.seat, self._rel, self.mask_in_info
+        seat, with_mask = self.seat, self.mask_in_info
         out = {}
         for agent in agents:
             s = seat[agent]
             info: dict[str, Any] = {"action_mask": self._mask(agent)} if with_mask else {}
             info["destinations_won"] = won_list[s]
-            info["destinations"] = won[rel[s]]  # egocentric (a copy)
+            info["destinations"] = won_rows[s].copy()  # egocentric; each info owns its array
             info["phase"] = phase
             info["knockout_round"] = rnd
             info["fight"] = fight
@@ -226,9 +236,13 @@ class raw_env(AECMixin, AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.seat[agent]
+        g = self.game
         cached = self._obs_cache.get(seat)
-        if cached is None or cached[0] != self.game.version:
-            cached = (self.game.version, encode(self.game, seat))
+        if cached is None or cached[0] != g.version:
+            public = self._public
+            if public is None or public[0] != g.table_version:
+                public = self._public = (g.table_version, public_part(g))
+            cached = (g.version, encode(g, seat, public[1]))
             self._obs_cache[seat] = cached
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
 

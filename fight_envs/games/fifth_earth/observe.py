@@ -118,7 +118,6 @@ _LAST_MINUS = _P["last_power_minus"][0]
 _LAST_WON = _P["last_won"][0]
 _CHARACTER_OF = [character_of(c) for c in range(NUM_CARDS)]
 _STAGE_INDEX = [stage_of(c) - 1 for c in range(NUM_CARDS)]
-_ROTATIONS: dict[tuple[int, int], np.ndarray] = {}
 _ROTATION_LISTS = {(n, seat): [(k + seat) % n for k in range(n)] for n in range(1, MAX_PLAYERS + 1) for seat in range(n)}
 
 
@@ -127,48 +126,70 @@ def _rotation_list(n: int, seat: int) -> list[int]:
     return _ROTATION_LISTS[(n, seat)]
 
 
-def _rotation(n: int, seat: int) -> np.ndarray:
-    """``rel``: ``rel[k]`` is the seat ``k`` seats after ``seat`` (cached, never written to)."""
-    rel = _ROTATIONS.get((n, seat))
-    if rel is None:
-        rel = _ROTATIONS[(n, seat)] = (np.arange(n) + seat) % n
-        rel.flags.writeable = False
-    return rel
+_REST_TABLES: dict[tuple[int, int], np.ndarray] = {}
 
 
-def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
-    """The observation vector of ``seat``.
+def _rest_table(ready_by: int, max_fights: int) -> np.ndarray:
+    """float32[max_fights + 2]: entry f is the ``rest`` feature of a card laid in fight f (1 if
+    f <= ready_by: a win now picks it up; 0.5 if it must rest longer), the last entry 0 (index
+    NOBODY = -1: not in the rest pile)."""
+    table = _REST_TABLES.get((ready_by, max_fights))
+    if table is None:
+        table = np.full(max_fights + 2, 0.5, dtype=np.float32)
+        table[:max(ready_by + 1, 0)] = 1.0
+        table[-1] = 0.0
+        table.flags.writeable = False
+        _REST_TABLES[(ready_by, max_fights)] = table
+    return table
 
-    Built with few array operations: the one-value features are written one by one from Python
-    numbers (cheaper than an array operation over a handful of players), the card-sized rows by
-    slices. The golden traces (``tests/fifth_earth``) pin every value.
-    """
+
+_DESTINATION_ROWS: dict[tuple[int, ...], np.ndarray] = {}
+"""The ``destinations_left`` block for each set of destinations left (a game meets at most 25 sets)."""
+
+
+def _destination_row(remaining: list[int]) -> np.ndarray:
+    key = tuple(remaining)
+    row = _DESTINATION_ROWS.get(key)
+    if row is None:
+        row = np.zeros(NUM_DESTINATIONS, dtype=np.float32)
+        row[list(key)] = 1
+        row.flags.writeable = False
+        if len(_DESTINATION_ROWS) > 4096:  # a long-lived process meeting many campaigns: start afresh
+            _DESTINATION_ROWS.clear()
+        _DESTINATION_ROWS[key] = row
+    return row
+
+
+def _row_counts(matrix: np.ndarray, n: int) -> list[int]:
+    """Nonzero entries of each row of a 0/1 ``matrix`` (int8 or bool, one byte each, C order):
+    ``bytes.count`` on its bytes, cheaper than a numpy reduction over a handful of rows."""
+    data = matrix.tobytes()
+    width = matrix.shape[1]
+    return [data.count(1, s * width, (s + 1) * width) for s in range(n)]
+
+
+Public = tuple[np.ndarray, np.ndarray]
+"""What ``public_part`` returns: (the vector with its seat-independent table features set, the
+per-player blocks of those features, one row per seat in seat order)."""
+
+
+def public_part(game: FifthEarthGame) -> Public:
+    """The seat-independent features of the observation: everything except my decision (``phase``),
+    my own piles (``hand``, ``rest``, ``spoils``), and the features that a lay changes while others
+    are still to lay (``hand_size``, ``laid_count``, ``has_laid``). Nothing here depends on who
+    observes; ``encode`` rotates the player rows to the observer. It changes only with the game's
+    ``table_version``, so a caller may reuse it for every seat until then (the env does)."""
     g, n, cfg = game, game.num_players, game.config
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    players = np.zeros((n, PLAYER_SIZE), dtype=np.float32)
     b = g.battle
-    phase = g.phase
-    if g.to_act == seat:
-        if phase == PHASE_DESTINATION:
-            obs[0] = 1
-        elif phase == PHASE_CHALLENGE:
-            obs[1] = 1
-        elif phase == PHASE_LAY:
-            obs[2 if b is not None and not b.laid else 3] = 1
-    obs[_HAND0:_HAND1] = g.hands[seat]
     fight = b.fight if b is not None else 0
-    rest_rows = g.rest_since != NOBODY
-    resting = rest_rows[seat]
-    if resting.any():
-        ready = g.rest_since[seat] <= fight - g.cards.rest_fights
-        obs[_REST0:_REST1] = 0.5 * resting + 0.5 * (resting & ready)
-    spoils = cfg.won_cards == "spoils"  # the only rule under which the engine sets spoils aside
-    if spoils:
-        obs[_SPOILS0:_SPOILS1] = g.spoils[seat]
     revealed = g.revealed
-    obs[_REVEALED0:_REVEALED1] = revealed
+    any_revealed = np.count_nonzero(revealed)
+    if any_revealed:
+        obs[_REVEALED0:_REVEALED1] = revealed
     obs[_IN_PLAY0:_IN_PLAY1] = g.in_play
-    for d in g.remaining_destinations:
-        obs[_DEST0 + d] = 1
+    obs[_DEST0:_DEST0 + NUM_DESTINATIONS] = _destination_row(g.remaining_destinations)
     nd = cfg.num_destinations
     p = _PROGRESS0
     obs[p] = len(g.claimed) / nd
@@ -180,75 +201,119 @@ def encode(game: FifthEarthGame, seat: int) -> np.ndarray:
     obs[w] = len(g.power_deck) / NUM_POWER_CARDS
     for x in g.power_discard:
         obs[w + 1 + x] = 1
-    rows = obs[PLAYERS_START:].reshape(MAX_PLAYERS, PLAYER_SIZE)
-    rel = _rotation(n, seat)
-    # The one-value features by flat index (Python numbers: cheaper than array operations on a
-    # few players). Player k seats after me starts at PLAYERS_START + k * PLAYER_SIZE.
-    hand_sizes = g.hands.sum(axis=1).tolist()
-    rest_sizes = rest_rows.sum(axis=1).tolist()
-    spoils_sizes = g.spoils.sum(axis=1).tolist() if spoils else None
+    # The one-value features by flat index into ``players`` (Python numbers: cheaper than array
+    # operations on a few players). Seat s starts at s * PLAYER_SIZE.
+    flat = players.reshape(-1)
+    rest_sizes = _row_counts(g.rest_since != NOBODY, n)
+    spoils_sizes = _row_counts(g.spoils, n) if cfg.won_cards == "spoils" else None
     won = g.destinations_won.tolist()
     alive = g.alive.tolist()
     bye = g.bye
-    base = PLAYERS_START
-    for s in _rotation_list(n, seat):
-        obs[base] = 1  # present
+    base = 0
+    for s in range(n):
+        flat[base] = 1  # present
         if alive[s]:
-            obs[base + 1] = 1
+            flat[base + 1] = 1
         if s == bye:
-            obs[base + 3] = 1
-        obs[base + 6] = hand_sizes[s] / COUNT_SCALE
-        obs[base + 7] = rest_sizes[s] / COUNT_SCALE
+            flat[base + 3] = 1
+        flat[base + 7] = rest_sizes[s] / COUNT_SCALE
         if spoils_sizes is not None:
-            obs[base + 8] = spoils_sizes[s] / COUNT_SCALE
-        obs[base + 9] = won[s] / nd
+            flat[base + 8] = spoils_sizes[s] / COUNT_SCALE
+        flat[base + 9] = won[s] / nd
         base += PLAYER_SIZE
-    if phase == PHASE_CHALLENGE:
+    if g.phase == PHASE_CHALLENGE:
         for s in g.unpaired:
             if s != g.to_act:
-                obs[PLAYERS_START + (s - seat) % n * PLAYER_SIZE + 4] = 1
+                flat[s * PLAYER_SIZE + 4] = 1
     for i, s in enumerate(g.seeds):
-        obs[PLAYERS_START + (s - seat) % n * PLAYER_SIZE + 5] = 1.0 - i / MAX_PLAYERS
+        flat[s * PLAYER_SIZE + 5] = 1.0 - i / MAX_PLAYERS
     if b is not None:
         first = b.lay_order[0]
         max_fights = cfg.max_fights
         for s in b.players:
-            base = PLAYERS_START + (s - seat) % n * PLAYER_SIZE
-            obs[base + 2] = 1
-            laid = b.laid.get(s)
-            if laid is not None:
-                obs[base + 10] = len(laid) / NUM_STAGES
-                obs[base + 11] = 1
+            base = s * PLAYER_SIZE
+            flat[base + 2] = 1
             if first == s:
-                obs[base + 12] = 1
-            obs[base + 13] = b.wins.get(s, 0) / max_fights
-    # Cards laid face down in the fight under way still count as held until the reveal:
-    # otherwise a revealed card dropping out of known_hand would tell which card was laid.
-    held = g.hands[rel] & revealed
-    if b is not None:
-        for s, cards in b.laid.items():
-            held[(s - seat) % n, cards] = revealed[cards]
-    rows[:n, _KNOWN0:_KNOWN1] = held
+                flat[base + 12] = 1
+            flat[base + 13] = b.wins.get(s, 0) / max_fights
+    if any_revealed:
+        # Cards laid face down in the fight under way still count as held until the reveal:
+        # otherwise a revealed card dropping out of known_hand would tell which card was laid.
+        held = g.hands & revealed
+        if b is not None:
+            for s, cards in b.laid.items():
+                for c in cards:
+                    if revealed[c]:
+                        held[s, c] = 1
+        players[:, _KNOWN0:_KNOWN1] = held
     if b is not None:
         rest = g.cards.rest_fights
-        players = b.players
-        wait = g.last_used[players] + (rest - fight)
+        wait = g.last_used + (rest - fight)  # every seat's at once: three operations, then one row each
         np.maximum(wait, 0, out=wait)
-        rows[[(s - seat) % n for s in players], _RESTING0:_RESTING1] = wait / rest
+        wait = wait / rest
+        for s in b.players:
+            players[s, _RESTING0:_RESTING1] = wait[s]
     last = g.last_fight
     if last is not None:
         mods_all = g.cards.power_modifiers
         for s, cards in last.laid.items():
-            base = PLAYERS_START + (s - seat) % n * PLAYER_SIZE
-            obs[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
+            base = s * PLAYER_SIZE
+            flat[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
             for c in cards:
-                obs[base + _LAST_STAGES0 + _STAGE_INDEX[c]] = 1
-            obs[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE
+                flat[base + _LAST_STAGES0 + _STAGE_INDEX[c]] = 1
+            flat[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE
             drawn = last.power[s]
             if drawn:
                 mods = [int(mods_all[x]) for x in drawn]
-                obs[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
-                obs[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
+                flat[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
+                flat[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
             if last.winner == s:
-                obs[base + _LAST_WON] = 1
+                flat[base + _LAST_WON] = 1
+    return obs, players
+
+
+def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.ndarray:
+    """The observation vector of ``seat``.
+
+    ``public`` is ``public_part(game)`` (computed here if None; a caller that keeps it while the
+    game's ``table_version`` is unchanged saves most of the work). The vector is built with few
+    array operations: the public vector copied, the player rows rotated to the observer by two
+    slices, my piles by slices, the one-value features written from Python numbers (cheaper than
+    an array operation over a handful of players). The golden traces (``tests/fifth_earth``) and
+    ``benchmarks/check_identical_fifth_earth.py`` pin every value.
+    """
+    g, n = game, game.num_players
+    base_obs, players = public_part(g) if public is None else public
+    obs = base_obs.copy()
+    rows = obs[PLAYERS_START:PLAYERS_START + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)
+    # egocentric rows: seats seat..n-1, then 0..seat-1
+    rows[:n - seat] = players[seat:]
+    if seat:
+        rows[n - seat:] = players[:seat]
+    b = g.battle
+    phase = g.phase
+    if g.to_act == seat:
+        if phase == PHASE_DESTINATION:
+            obs[0] = 1
+        elif phase == PHASE_CHALLENGE:
+            obs[1] = 1
+        elif phase == PHASE_LAY:
+            obs[2 if b is not None and not b.laid else 3] = 1
+    obs[_HAND0:_HAND1] = g.hands[seat]
+    # 1 if a win now would pick the card up, 0.5 if it must rest longer: one lookup of the fight
+    # each card was laid in (NOBODY, -1, reads the table's last entry, 0)
+    fight = b.fight if b is not None else 0
+    obs[_REST0:_REST1] = _rest_table(fight - g.cards.rest_fights, g.config.max_fights)[g.rest_since[seat]]
+    if g.config.won_cards == "spoils":  # the only rule under which the engine sets spoils aside
+        obs[_SPOILS0:_SPOILS1] = g.spoils[seat]
+    hand_sizes = g.hand_sizes()
+    base = PLAYERS_START
+    for s in _rotation_list(n, seat):
+        obs[base + 6] = hand_sizes[s] / COUNT_SCALE
+        base += PLAYER_SIZE
+    if b is not None:
+        for s, laid in b.laid.items():
+            base = PLAYERS_START + (s - seat) % n * PLAYER_SIZE
+            obs[base + 10] = len(laid) / NUM_STAGES
+            obs[base + 11] = 1
     return obs

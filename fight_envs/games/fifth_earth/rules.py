@@ -22,6 +22,7 @@ Design choices where the rulebook is silent are listed, each with its test, in
 from __future__ import annotations
 
 import copy
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,11 @@ DETERMINIZE_TRIES = 64
 STAGE_BITS = np.array([1, 2, 4, 8], dtype=np.int64)
 RUN_OK = np.array([[all(p >> s & 1 for s in range(length)) for length in RUN_LENGTHS] for p in range(16)], dtype=bool)
 """RUN_OK[held stages as 4 bits, k]: a run of length RUN_LENGTHS[k] (stages 1..length) can be laid."""
+_CHARACTER_WORDS = struct.Struct(f"<{NUM_CHARACTERS}I").unpack
+"""A hand row's 100 bytes (int8 0/1) as one little-endian 32-bit word per character: its four stage bytes."""
+_RUN_BYTES = {sum(((p >> s) & 1) << (8 * s) for s in range(NUM_STAGES)): bytes(RUN_OK[p].astype(np.int8)) for p in range(16)}
+"""A character's word (``_CHARACTER_WORDS``) -> its three run-mask bytes (lengths 2, 3, 4); the mask
+is built from bytes, cheaper than numpy operations on a 25 x 4 grid."""
 
 
 def run_action(character: int, length: int) -> int:
@@ -308,7 +314,12 @@ class FifthEarthGame:
         self.num_players = self.config.num_players
         self.version = 0
         """Bumped by every change of state: caches (masks here, observations in the env) key on it."""
+        self.table_version = 0
+        """Bumped by every change of state except a lay that leaves others still to lay in the fight
+        (which changes only the layer's hand, the count laid and whose turn it is): the env keys its
+        cache of the seat-independent part of the observation on it."""
         self._mask_cache: tuple[int, int, np.ndarray] | None = None
+        self._sizes_cache: tuple[int, list[int]] | None = None
 
     # ------------------------------------------------------------------ setup
     def new_game(self, rng: np.random.Generator, deals: list[DestinationDeal] | None = None,
@@ -333,6 +344,7 @@ class FifthEarthGame:
             if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= int(f) <= 6:
                 raise DealError(f"reset option 'dice' must be die faces 1..6, got {safe_repr(f)}")
         self.version += 1
+        self.table_version += 1
         self.rng = rng
         self.fixed_deals = fixed
         self.fixed_dice = [int(f) for f in dice or []]
@@ -531,7 +543,7 @@ class FifthEarthGame:
         g = self.clone()
         g.rng = np.random.default_rng(int(rng.integers(2**63)))
         g.fixed_deals, g.fixed_dice, g.fixed_dice_given, g.deals_used = [], [], [], []
-        g._mask_cache = None
+        g._mask_cache = g._sizes_cache = None  # hands redrawn at the same version
         if self.deal_count == 0:
             return g
         b = self.battle
@@ -662,12 +674,16 @@ class FifthEarthGame:
 
     def legal_action_mask(self, seat: int) -> np.ndarray:
         """int8[NUM_ACTIONS]: 1 for each legal action of ``seat`` now (all zeros if it is not its turn)."""
+        return self._current_mask(seat).copy()
+
+    def _current_mask(self, seat: int) -> np.ndarray:
+        """``legal_action_mask`` without the copy, for the engine's own reads (never written to)."""
         cached = self._mask_cache
         if cached is not None and cached[0] == self.version and cached[1] == seat:
-            return cached[2].copy()
+            return cached[2]
         mask = self._compute_mask(seat)
         self._mask_cache = (self.version, seat, mask)
-        return mask.copy()
+        return mask
 
     def _compute_mask(self, seat: int) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -680,16 +696,22 @@ class FifthEarthGame:
                 if opp != seat:
                     mask[CHALLENGE_BASE + (opp - seat) % self.num_players - 1] = 1
         else:
-            grid = self.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES)
-            pattern = grid @ STAGE_BITS  # which stages of each character are held, as 4 bits
-            held = pattern > 0
+            # Built as bytes: a usable character's four card bytes are its hand bytes, its three run
+            # bytes come from _RUN_BYTES (a run starts at stage 1 with no stage missing).
+            hand = self.hands[seat].tobytes()
+            words = _CHARACTER_WORDS(hand)
+            held = [c for c, word in enumerate(words) if word]
             b = self.battle
-            usable = held & ((b.fight if b is not None else 1) >= self.last_used[seat] + self.cards.rest_fights)
-            if not usable.any():  # "unless that is the only option left"
-                usable = held
-            mask[:NUM_CARDS] = (grid * usable[:, None]).reshape(-1)
-            # A run starts at stage 1 with no stage missing: lengths 2..(longest prefix held).
-            mask[RUN_BASE:DESTINATION_BASE] = (RUN_OK[pattern] & usable[:, None]).reshape(-1)
+            # A character may be laid from fight last_used + rest_fights on ...
+            limit = (b.fight if b is not None else 1) - self.cards.rest_fights
+            last = self.last_used[seat].tolist()
+            # ... "unless that is the only option left": then every held character may be laid.
+            usable = [c for c in held if last[c] <= limit] or held
+            out = bytearray(NUM_ACTIONS)
+            for c in usable:
+                out[4 * c:4 * c + 4] = hand[4 * c:4 * c + 4]
+                out[RUN_BASE + 3 * c:RUN_BASE + 3 * c + 3] = _RUN_BYTES[words[c]]
+            return np.frombuffer(out, dtype=np.int8)
         return mask
 
     def opponent_count_laid(self) -> dict[int, int]:
@@ -709,16 +731,27 @@ class FifthEarthGame:
         out[w] = 1.0 if len(w) == 1 else 0.0
         return out
 
+    def hand_sizes(self) -> list[int]:
+        """Cards in each seat's hand (``bytes.count`` on the 0/1 rows: cheaper than a numpy sum over
+        a few rows; kept for the version, since the observation and the infos both read them)."""
+        cached = self._sizes_cache
+        if cached is None or cached[0] != self.version:
+            data, width = self.hands.tobytes(), NUM_CARDS
+            cached = self._sizes_cache = (self.version, [data.count(1, s * width, (s + 1) * width)
+                                                         for s in range(self.num_players)])
+        return list(cached[1])
+
     def cards_held(self, seat: int) -> int:
         """The cards that count for running out: the hand, plus the rest pile under ``out_of_cards="hand_and_rest"``."""
-        held = int(self.hands[seat].sum())
+        held = np.count_nonzero(self.hands[seat])  # hands are 0/1: the count is the sum
         if self.config.out_of_cards == "hand_and_rest":
-            held += int((self.rest_since[seat] != NOBODY).sum())
-        return held
+            held += np.count_nonzero(self.rest_since[seat] != NOBODY)
+        return int(held)
 
     def cards_owned(self, seat: int) -> int:
         """Every card ``seat`` holds in the destination: hand, rest pile and spoils (the fight cap, gap 8)."""
-        return int(self.hands[seat].sum() + (self.rest_since[seat] != NOBODY).sum() + self.spoils[seat].sum())
+        return int(np.count_nonzero(self.hands[seat]) + np.count_nonzero(self.rest_since[seat] != NOBODY)
+                   + np.count_nonzero(self.spoils[seat]))
 
     # ------------------------------------------------------------------ actions
     def apply_action(self, seat: int, action: Any) -> None:
@@ -728,7 +761,7 @@ class FifthEarthGame:
         if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
             action = action.item()
         is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        mask = self.legal_action_mask(seat) if 0 <= seat < self.num_players else np.zeros(NUM_ACTIONS, np.int8)
+        mask = self._current_mask(seat) if 0 <= seat < self.num_players else np.zeros(NUM_ACTIONS, np.int8)
         if not is_int or not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
             legal = [describe_action(a, self.cards) + f" ({a})" for a in np.flatnonzero(mask)]
             who = "nobody (the game is over)" if self.phase == PHASE_OVER else f"seat {self.to_act}"
@@ -766,7 +799,7 @@ class FifthEarthGame:
             if self.phase == PHASE_DESTINATION:
                 action = DESTINATION_BASE + min(self.remaining_destinations)
             else:
-                mask = self.legal_action_mask(self.to_act)
+                mask = self._current_mask(self.to_act)
                 if np.count_nonzero(mask) != 1:
                     return
                 action = int(mask.argmax())
@@ -775,6 +808,8 @@ class FifthEarthGame:
     def _apply(self, seat: int, action: int, asked: bool) -> None:
         self.log.append((seat, action, asked))
         self.version += 1
+        if self.phase != PHASE_LAY:
+            self.table_version += 1  # a lay bumps it only when it completes the fight (``_lay``)
         if self.phase == PHASE_DESTINATION:
             self.destination = action - DESTINATION_BASE
             self.remaining_destinations.remove(self.destination)
@@ -856,7 +891,7 @@ class FifthEarthGame:
             for p in b.players:
                 # A player whose hand is empty but whose rest pile is not takes the pile back: "the
                 # only option left" (gap 5, under the option only).
-                if not self.hands[p].any():
+                if not np.count_nonzero(self.hands[p]):
                     self._pick_up(p, everything=True)
         k = len(b.players)
         b.lay_order = [b.players[(b.first + i) % k] for i in range(k)]
@@ -865,23 +900,33 @@ class FifthEarthGame:
 
     def _pick_up(self, seat: int, everything: bool) -> None:
         b = self.battle
-        ready = self.rest_since[seat] != NOBODY
-        if not everything and b is not None:
-            ready &= self.rest_since[seat] + self.cards.rest_fights <= b.fight
-        if ready.any():
-            self.hands[seat, ready] = 1
-            self.rest_since[seat, ready] = NOBODY
-            self._events.append(f"P{seat} picks up {int(ready.sum())} card(s) from the rest pile")
+        since = self.rest_since[seat]
+        if everything or b is None:
+            ready = since != NOBODY
+        else:
+            ready_by = b.fight - self.cards.rest_fights
+            if ready_by < 1:  # cards rest from fight 1 on: none can be ready yet
+                return
+            # 1 <= since <= ready_by in one comparison: viewed unsigned, NOBODY (-1) is the largest value
+            ready = since.view(np.uint64) <= ready_by
+        count = np.count_nonzero(ready)
+        if count:
+            self.hands[seat][ready] = 1
+            since[ready] = NOBODY
+            self._events.append(f"P{seat} picks up {count} card(s) from the rest pile")
 
     def _lay(self, seat: int, laid: list[int]) -> None:
         b = self.battle
         assert b is not None
-        self.hands[seat, laid] = 0
+        hand = self.hands[seat]
+        for c in laid:  # a few cards: item writes are cheaper than a fancy index
+            hand[c] = 0
         b.laid[seat] = laid
         pos = b.lay_order.index(seat)
         if pos + 1 < len(b.lay_order):
             self.to_act = b.lay_order[pos + 1]
             return
+        self.table_version += 1
         self._resolve_fight()
 
     def _resolve_fight(self) -> None:
@@ -918,8 +963,10 @@ class FifthEarthGame:
             tied = [p for p in tied if r[p] == top]
         winner = tied[0]
         b.wins[winner] = b.wins.get(winner, 0) + 1
+        revealed = self.revealed
         for p in b.lay_order:
-            self.revealed[b.laid[p]] = 1
+            for c in b.laid[p]:  # a few cards: item writes are cheaper than a fancy index
+                revealed[c] = 1
             self.power_discard += drawn[p]
             self.last_used[p, character_of(b.laid[p][0])] = b.fight  # a lay is of one character
         self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
@@ -928,16 +975,17 @@ class FifthEarthGame:
         # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): into the
         # winner's hand (default), so a card won is a card to use, or set aside as spoils until the
         # battle is won (option).
+        won_cards, fight = self.config.won_cards, b.fight
         for p in b.lay_order:
-            if p == winner:
-                self.rest_since[p, b.laid[p]] = b.fight
-            elif self.config.won_cards == "hand":
-                self.hands[winner, b.laid[p]] = 1
-            elif self.config.won_cards == "rest":
-                # Won cards join the winner's first-use pile, as if it had used them in this fight.
-                self.rest_since[winner, b.laid[p]] = b.fight
+            if p == winner or won_cards == "rest":
+                # Won cards (won_cards="rest") join the winner's first-use pile, as if it had used them in this fight.
+                row, value = self.rest_since[winner], fight
+            elif won_cards == "hand":
+                row, value = self.hands[winner], 1
             else:
-                self.spoils[winner, b.laid[p]] = 1
+                row, value = self.spoils[winner], 1
+            for c in b.laid[p]:
+                row[c] = value
         # Only a win lets a player pick up its rest pile, and only cards laid rest_fights ago or more.
         self._pick_up(winner, everything=False)
         b.laid = {}

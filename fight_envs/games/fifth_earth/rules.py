@@ -758,9 +758,12 @@ class FifthEarthGame:
         """Apply one decision; raises IllegalActionError (changing nothing) if it is not legal.
 
         ``action`` is an int, a numpy integer, or a 0-d numpy integer array."""
-        if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
-            action = action.item()
-        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        if type(action) is int:  # the common case first: a plain int is an int and not a bool
+            is_int = True
+        else:
+            if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+                action = action.item()
+            is_int = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         mask = self._current_mask(seat) if 0 <= seat < self.num_players else np.zeros(NUM_ACTIONS, np.int8)
         if not is_int or not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
             legal = [describe_action(a, self.cards) + f" ({a})" for a in np.flatnonzero(mask)]
@@ -893,8 +896,7 @@ class FifthEarthGame:
                 # only option left" (gap 5, under the option only).
                 if not np.count_nonzero(self.hands[p]):
                     self._pick_up(p, everything=True)
-        k = len(b.players)
-        b.lay_order = [b.players[(b.first + i) % k] for i in range(k)]
+        b.lay_order = b.players[b.first:] + b.players[:b.first]  # from the first layer round the battle
         b.laid = {}
         self.phase, self.to_act = PHASE_LAY, b.lay_order[0]
 
@@ -937,17 +939,21 @@ class FifthEarthGame:
         # All the dice at once unless a double could empty the power deck between two rolls (a
         # reshuffle draws from the generator): the same faces either way.
         faces = self._faces(2 * len(b.lay_order)) if len(self.power_deck) >= len(b.lay_order) else None
+        laid = b.laid
         for i, p in enumerate(b.lay_order):
-            d = (faces[2 * i], faces[2 * i + 1]) if faces is not None else self.roll()
-            dice[p] = d
-            drawn[p] = []
+            d = dice[p] = (faces[2 * i], faces[2 * i + 1]) if faces is not None else self.roll()
+            total = sum([power[c] for c in laid[p]])
             if d[0] == d[1]:
                 # A double draws a power card; an empty deck is refilled by shuffling the discards (gap 6).
                 if not self.power_deck:
                     self.power_deck = [int(x) for x in self.rng.permutation(self.power_discard)]
                     self.power_discard = []
-                drawn[p].append(self.power_deck.pop(0))
-            totals[p] = sum(power[c] for c in b.laid[p]) + sum(mods[x] for x in drawn[p])
+                card = self.power_deck.pop(0)
+                drawn[p] = [card]
+                total += mods[card]
+            else:
+                drawn[p] = []
+            totals[p] = total
         best = max(totals.values())
         tied = [p for p in b.lay_order if totals[p] == best]
         rolloff: list[dict[int, int]] = []
@@ -969,8 +975,8 @@ class FifthEarthGame:
                 revealed[c] = 1
             self.power_discard += drawn[p]
             self.last_used[p, character_of(b.laid[p][0])] = b.fight  # a lay is of one character
-        self.last_fight = FightResult(b.fight, {p: list(c) for p, c in b.laid.items()}, dice, drawn, totals,
-                                      rolloff, winner)
+        # b.laid itself: the engine never changes a lay's list, and the next fight starts a new dict
+        self.last_fight = FightResult(b.fight, b.laid, dice, drawn, totals, rolloff, winner)
         self._events.append(self.last_fight)  # worded only when ``events`` is read
         # The winner's own cards go to its rest pile; the losers' cards are won (gap 4): into the
         # winner's hand (default), so a card won is a card to use, or set aside as spoils until the
@@ -993,7 +999,8 @@ class FifthEarthGame:
         # it up. Under won_cards="hand" the winner has just received the losers' cards, so only a
         # loser can be out; under "spoils" winning with many cards can empty a hand, and if
         # everyone is out the fight's winner is the one left standing.
-        out = [p for p in b.players if self.cards_held(p) == 0]
+        out = ([p for p in b.players if not np.count_nonzero(self.hands[p])] if self.config.out_of_cards == "hand"
+               else [p for p in b.players if self.cards_held(p) == 0])  # cards_held, inlined for the default
         if len(out) == len(b.players):
             out.remove(winner)
         for p in out:
@@ -1021,7 +1028,10 @@ class FifthEarthGame:
         # Alternate (rotate, with more than two players) who lays first.
         # The next to lay first is the next player after this fight's first layer still in the battle.
         b.fight += 1
-        b.first = b.players.index(next(p for p in b.lay_order[1:] if p in b.players))
+        for p in b.lay_order[1:]:
+            if p in b.players:
+                b.first = b.players.index(p)
+                break
         self._start_fight()
 
     def _knock_out(self, seat: int) -> None:

@@ -106,6 +106,9 @@ from fight_envs.games.fight_klub.rules import (
 )
 
 ENV_NAME = "fight_klub_v0"
+_KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+"""Action mask per legal set (the engine's ``legal_action_mask``), never handed out itself."""
 RESET_OPTIONS = ("decks", "orders", "drop")
 ILLEGAL_REWARD = -1.0
 
@@ -230,23 +233,31 @@ class raw_env(AECMixin, AECEnv):
         self.infos = {a: self._info(a) for a in self.agents}
 
     def _mask(self, agent: str) -> np.ndarray:
-        assert self.game is not None
-        return self.game.legal_action_mask(self.seat[agent])
+        g = self.game
+        assert g is not None
+        d = g.pending
+        if d is None or d.seat != self.seat[agent]:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        # a mask depends on the legal set only: built once per set, handed out as a copy
+        mask = _MASKS.get(d.legal)
+        if mask is None:
+            mask = _MASKS[d.legal] = g.legal_action_mask(d.seat)
+        return mask.copy()
 
     def _info(self, agent: str) -> dict[str, Any]:
         g = self.game
         assert g is not None
         seat = self.seat[agent]
-        return {
-            **({"action_mask": self._mask(agent)} if self.mask_in_info else {}),
-            "score": g.players[seat].dealt,
-            "damage_dealt": g.players[seat].dealt,
-            "damage_taken": g.players[1 - seat].dealt,
-            "life": g.players[seat].life,
-            "turn": min(g.turn, g.config.max_turns),
-            "has_drop": int(g.drop == seat),
-            "decision": -1 if g.pending is None else DECISION_KINDS.index(g.pending.kind),
-        }
+        me, other = g.players[seat], g.players[1 - seat]
+        info = {"action_mask": self._mask(agent)} if self.mask_in_info else {}
+        info["score"] = me.dealt
+        info["damage_dealt"] = me.dealt
+        info["damage_taken"] = other.dealt
+        info["life"] = me.life
+        info["turn"] = min(g.turn, g.config.max_turns)
+        info["has_drop"] = int(g.drop == seat)
+        info["decision"] = -1 if g.pending is None else _KIND_INDEX[g.pending.kind]
+        return info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         g = self.game
@@ -276,8 +287,11 @@ class raw_env(AECMixin, AECEnv):
         assert g is not None
         g.apply_action(self.seat[agent], action)  # raises IllegalActionError, changing nothing
         self._cumulative_rewards[agent] = 0.0
-        returns = g.returns() if g.is_terminal() else np.zeros(2)
-        self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
+        if g.is_terminal():
+            returns = g.returns()
+            self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
+        else:
+            self.rewards = {a: 0.0 for a in self.agents}
         self._sync()
         self._accumulate_rewards()
 

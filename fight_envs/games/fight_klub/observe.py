@@ -323,28 +323,53 @@ def _fight_vec(card: FightCard | None, end: int) -> np.ndarray:
 _INV = {k: 1.0 / v for k, v in _SCALE.items()}
 
 
-def _player(game: FightKlubGame, seat: int) -> list[float]:
+_LIFE, _ENERGY, _HANDS, _DECKS, _STACKS = _INV["life"], _INV["energy"], _INV["hand"], _INV["deck"], _INV["stack"]
+_THIRD = 1.0 / 3.0
+_DAMAGE = _SCALE["damage"]
+_NO_DISCARDS = (None, [0.0, 0.0, 0.0, 0.0])
+_DISCARD_KEYS = (("discard", 0), ("discard", 1))
+
+
+def _player(game: FightKlubGame, seat: int, keys: dict[Any, Any]) -> list[float]:
     p, o = game.players[seat], game.players[1 - seat]
-    life, energy, hand, deck, stack = _INV["life"], _INV["energy"], _INV["hand"], _INV["deck"], _INV["stack"]
-    third = 1.0 / 3.0
-    # discards by type: from the pool's pile sums (cached per pile), index 1..4 of a deck summary
-    disc = _pool_tables(game.pool).deck(p.discard, 10.0)[1:5].tolist() if p.discard else [0.0, 0.0, 0.0, 0.0]
-    rts_damage = sum(game.pool.fight[c].damage for c in p.rts) if p.rts else 0
+    life = _LIFE
+    # discards by type: from the pool's pile sums, index 1..4 of a deck summary; kept per seat
+    # with the pile they came from (a pile changes a few times a turn, this runs every decision)
+    discard = p.discard
+    hit = keys.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
+    if hit[0] != discard:
+        disc = _pool_tables(game.pool).deck(discard, 10.0)[1:5].tolist() if discard else [0.0, 0.0, 0.0, 0.0]
+        hit = keys[_DISCARD_KEYS[seat]] = (list(discard), disc)
+    rts = p.rts
+    rts_damage = sum([game.pool.fight[c].damage for c in rts]) if rts else 0
     pool, imp, fists, en = p.pool, p.imprint, p.fists, p.energy
+    energy, third, hand, deck, stack = _ENERGY, _THIRD, _HANDS, _DECKS, _STACKS
     # plain Python floats: one numpy conversion at the end is far cheaper than many small arrays
     return [
         p.life * life, p.dealt * life, (p.life - o.dealt) * life,
         pool[0] * energy, pool[1] * energy, pool[2] * energy, imp[0] * third, imp[1] * third, imp[2] * third,
         fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
         p.hold * hand, p.hand_size * hand, len(p.hand) * hand,
-        len(p.draw_deck) * deck, len(p.fight_stack) * stack, len(p.discard) * deck,
-        len(p.support) / MAX_SUPPORT, len(p.damage_stack) * stack, len(p.rts) * stack,
-        rts_damage / _SCALE["damage"], *disc,
+        len(p.draw_deck) * deck, len(p.fight_stack) * stack, len(discard) * deck,
+        len(p.support) / MAX_SUPPORT, len(p.damage_stack) * stack, len(rts) * stack,
+        rts_damage / _DAMAGE, *hit[1],
     ]
 
 
-def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int) -> list[float]:
-    """The 34 numbers of a fight's state (a resolved fight's are kept: nothing of it changes any more)."""
+def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], list[int]] | None:
+    """Both sides' skirmish totals (``seat``'s first) in an opposed fight of two power ends, else None."""
+    if f.cards[0] is not None and f.cards[1] is not None and game.end_of(f, 0).kind == "power" \
+            and game.end_of(f, 1).kind == "power":
+        return game.skirmish_totals(f, seat), game.skirmish_totals(f, 1 - seat)
+    return None
+
+
+_UNKNOWN: Any = object()
+
+
+def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals: Any = _UNKNOWN) -> list[float]:
+    """The 34 numbers of a fight's state (a resolved fight's are kept: nothing of it changes any more).
+    ``totals``: ``_totals(game, f, seat)`` where the caller has it."""
     cache = f.__dict__.setdefault("_obs_state", {})
     if f.resolved and seat in cache:
         return cache[seat]
@@ -352,22 +377,26 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int) -> list
     v[0] = 1.0
     v[1] = float(f.resolved)
     v[2] = float(game.current == idx)
+    other = 1 - seat
     if f.decided:
-        v[3 if f.winner == seat else 4 if f.winner == 1 - seat else 5] = 1.0
+        v[3 if f.winner == seat else 4 if f.winner == other else 5] = 1.0
     for pos, w in enumerate(f.skirmish_winner):
         if w is not None:
-            v[6 + 3 * pos + (0 if w == seat else 1 if w == 1 - seat else 2)] = 1.0
-    if f.cards[0] is not None and f.cards[1] is not None and game.end_of(f, 0).kind == "power" \
-            and game.end_of(f, 1).kind == "power":
-        v[15:18] = [t / 10.0 for t in game.skirmish_totals(f, seat)]
-        v[18:21] = [t / 10.0 for t in game.skirmish_totals(f, 1 - seat)]
+            v[6 + 3 * pos + (0 if w == seat else 1 if w == other else 2)] = 1.0
+    if totals is _UNKNOWN:
+        totals = _totals(game, f, seat)
+    if totals is not None:
+        (a0, a1, a2), (b0, b1, b2) = totals
+        v[15], v[16], v[17] = a0 / 10.0, a1 / 10.0, a2 / 10.0
+        v[18], v[19], v[20] = b0 / 10.0, b1 / 10.0, b2 / 10.0
     for pos in f.nullified:
         v[21 + pos] = 1.0
-    v[24], v[25] = float(f.double[seat]), float(f.double[1 - seat])
+    v[24], v[25] = float(f.double[seat]), float(f.double[other])
     if f.clash_text_of is not None:
         v[26 if f.clash_text_of == seat else 27] = 1.0
-    v[28:31] = [t / 3.0 for t in f.effect_tabs[seat]]
-    v[31:34] = [t / 3.0 for t in f.effect_tabs[1 - seat]]
+    (a0, a1, a2), (b0, b1, b2) = f.effect_tabs[seat], f.effect_tabs[other]
+    v[28], v[29], v[30] = a0 / 3.0, a1 / 3.0, a2 / 3.0
+    v[31], v[32], v[33] = b0 / 3.0, b1 / 3.0, b2 / 3.0
     if f.resolved:
         cache[seat] = v
     return v
@@ -382,6 +411,11 @@ _KIND0 = 2 + len(_PHASE_INDEX)
 _CHAR_BLOCKS = (_S["character_me"], _S["character_opp"])
 _DECK_BLOCKS = (_S["deck_me"], _S["deck_opp"])
 _STACK_BLOCKS = (_S["stack_me"], _S["stack_opp"])
+_PLAYS0, _PLAYS1 = _S["plays_opp"]
+_NK = len(DECISION_KINDS)
+_FIGHT_KEYS = tuple(("fight", i) for i in range(FIGHTS_PER_TURN))
+_FSTATE_KEYS = tuple(("fstate", i) for i in range(FIGHTS_PER_TURN))
+_AREA_KEYS = (("area", 0), ("area", 1))
 
 
 def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
@@ -408,69 +442,135 @@ def encode_fresh(game: FightKlubGame, seat: int) -> np.ndarray:
     return obs
 
 
-def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[str, Any]) -> None:
+def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]) -> None:
+    """Write ``seat``'s observation into ``obs``. ``keys`` holds, per block, what the block was last
+    written from (``{}``: write everything): a block whose inputs compare equal is left as it is.
+    Called on every decision, so each key is the cheapest exact copy of its inputs (tuples of
+    the piles, which compare element by element in C)."""
     g = [0.0] * GLOBAL_SIZE
     g[0] = game.turn / game.config.max_turns
     g[1] = float(game.turn == 1)
     g[2 + _PHASE_INDEX[game.phase]] = 1.0
-    nk = len(DECISION_KINDS)
-    if game.pending is not None:
-        g[_KIND0 + _KIND_INDEX[game.pending.kind]] = 1.0
-        g[_KIND0 + nk] = float(game.pending.seat == seat)
-    g[_KIND0 + nk + 1] = float(game.drop == seat)
-    g[_KIND0 + nk + 2] = sum(f.resolved for f in game.fights) / FIGHTS_PER_TURN
-    if game.current is not None:
-        g[_KIND0 + nk + 3] = sum(w is not None for w in game.fights[game.current].skirmish_winner) / 3.0
-    head = g + _player(game, seat) + _player(game, 1 - seat)
-    head_arr = np.array(head, dtype=np.float32)
-    np.clip(head_arr, -OBS_HIGH, OBS_HIGH, out=head_arr)
-    obs[:_HEAD] = head_arr
+    pending = game.pending
+    if pending is not None:
+        g[_KIND0 + _KIND_INDEX[pending.kind]] = 1.0
+        g[_KIND0 + _NK] = float(pending.seat == seat)
+    g[_KIND0 + _NK + 1] = float(game.drop == seat)
+    game_fights = game.fights
+    if game_fights:
+        g[_KIND0 + _NK + 2] = sum(f.resolved for f in game_fights) / FIGHTS_PER_TURN
+    current = game.current
+    if current is not None:
+        g[_KIND0 + _NK + 3] = sum(w is not None for w in game_fights[current].skirmish_winner) / 3.0
+    head = g + _player(game, seat, keys) + _player(game, 1 - seat, keys)
+    if keys.get("head") != head:
+        keys["head"] = head
+        h = obs[:_HEAD]
+        h[:] = head  # the same float32 rounding as np.array(head, dtype=np.float32)
+        np.minimum(h, OBS_HIGH, out=h)  # np.clip in float32, as two plain ufunc calls
+        np.maximum(h, -OBS_HIGH, out=h)
     tables = _pool_tables(game.pool)
     index = tables.support_index
-    my_hand = tuple(game.players[seat].hand)
-    if keys.get("hand") != my_hand:
-        keys["hand"] = my_hand
-        obs[_HAND0:_HAND1] = 0.0
-        if my_hand:  # one fancy-indexed copy of the cards' vectors (kept per pool)
-            obs[_HAND0:_HAND0 + len(my_hand) * SUPPORT_SIZE] = tables.support_vecs[[index[c] for c in my_hand]].ravel()
-    for k, ((start, stop), s) in enumerate(zip(_AREAS, (seat, 1 - seat))):
-        items = game.players[s].support
-        key = tuple((x.card.id, bool(x.used_in) and x.used_in[0] == game.turn) for x in items)
-        if keys.get(("area", k)) == key:
+    players = game.players
+    me, opp = players[seat], players[1 - seat]
+    my_hand = me.hand
+    old = keys.get("hand")
+    if old != my_hand:  # keys of piles are list copies: a list equals a list only
+        # hands stay in pool order, so a change rewrites the rows from the first card that differs
+        n_new = len(my_hand)
+        if old is None:
+            first, n_old = 0, MAX_HAND
+        else:
+            n_old, first = len(old), 0
+            last = min(n_old, n_new)
+            while first < last and old[first] == my_hand[first]:
+                first += 1
+        keys["hand"] = list(my_hand)
+        if n_old > n_new:
+            obs[_HAND0 + n_new * SUPPORT_SIZE:_HAND0 + n_old * SUPPORT_SIZE] = 0.0
+        if n_new > first:  # one fancy-indexed copy of the cards' vectors (kept per pool)
+            obs[_HAND0 + first * SUPPORT_SIZE:_HAND0 + n_new * SUPPORT_SIZE] = \
+                tables.support_vecs[[index[c] for c in my_hand[first:]]].ravel()
+    turn = game.turn
+    area_keys = []
+    for k, (start, stop) in enumerate(_AREAS):
+        items = (me, opp)[k].support
+        # each card in play: its id, whether it was used this turn, and its bonus (the fights' totals read it)
+        key = tuple([(x.card.id, bool(x.used_in) and x.used_in[0] == turn, x.card.bonus) for x in items]) if items else ()
+        area_keys.append(key)
+        if keys.get(_AREA_KEYS[k]) == key:
             continue
-        keys[("area", k)] = key
+        keys[_AREA_KEYS[k]] = key
         obs[start:stop] = 0.0
         if items:
             area = obs[start:stop].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1)
             area[:len(items), :SUPPORT_SIZE] = tables.support_vecs[[index[x.card.id] for x in items]]
-            area[:len(items), SUPPORT_SIZE] = [float(used) for _, used in key]
-    fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-    fight_cards = game.pool.fight
+            area[:len(items), SUPPORT_SIZE] = [float(used) for _, used, _ in key]
+    n_fights = len(game_fights)
+    fights = None
     for i in range(FIGHTS_PER_TURN):
-        f = game.fights[i] if i < len(game.fights) else None
+        f = game_fights[i] if i < n_fights else None
         key = None if f is None else (f.cards[seat], f.end[seat], f.cards[1 - seat], f.end[1 - seat])
-        if keys.get(("fight", i)) != key:
-            keys[("fight", i)] = key
+        fkey = _FIGHT_KEYS[i]
+        if keys.get(fkey) != key:
+            keys[fkey] = key
+            if fights is None:
+                fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
             fights[i] = 0.0
+            keys.pop(_FSTATE_KEYS[i], None)
             if f is not None:
+                fight_cards = game.pool.fight
                 for k, s in enumerate((seat, 1 - seat)):
                     cid = f.cards[s]
                     if cid is not None:
                         fights[i, k * FIGHT_CARD_SIZE:(k + 1) * FIGHT_CARD_SIZE] = _fight_vec(fight_cards[cid], f.end[s])
-        if f is not None:
-            fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
-    for k, s in enumerate((seat, 1 - seat)):
-        p = game.players[s]
-        # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
-        unseen = p.draw_deck if k == 0 else p.draw_deck + [c for c, slot in zip(p.hand, p.hand_slots) if slot is not None]
-        parts = [(_CHAR_BLOCKS[k], tables.characters[p.deck.character]), (_DECK_BLOCKS[k], tables.deck(unseen, DRAW_SIZE)),
-                 (_STACK_BLOCKS[k], tables.stack(p.fight_stack))]
-        if k == 1:
-            parts.append((_S["plays_opp"], tables.deck(p.played, 10)))
-        for (a, b), vec in parts:
-            if keys.get(a) is not vec:  # pile sums are cached arrays: the same pile gives the same object
-                keys[a] = vec
-                obs[a:b] = vec
+        if f is None:
+            continue
+        old = keys.get(_FSTATE_KEYS[i])
+        if f.resolved:
+            # a resolved fight's state is kept by _fight_state once written: the slot itself is its key
+            if old is f:
+                continue
+            skey: Any = f
+        else:
+            # everything _fight_state reads of an open fight beyond its cards (fixed lengths, so flat):
+            # the areas' keys stand for the Condition bonuses the totals read
+            tabs, boosts = f.effect_tabs, f.boosts
+            skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double, *f.end,
+                    *tabs[0], *tabs[1], frozenset(f.nullified) if f.nullified else None,
+                    tuple(boosts[0].items()) if boosts[0] else None, tuple(boosts[1].items()) if boosts[1] else None,
+                    area_keys[0], area_keys[1], me.fists, opp.fists)
+            if type(old) is tuple and old == skey:
+                continue
+        keys[_FSTATE_KEYS[i]] = skey
+        if fights is None:
+            fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
+        fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
+    # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
+    character = keys.get("character")
+    if character is None or character[0] is not me.deck or character[1] is not opp.deck:
+        keys["character"] = (me.deck, opp.deck)
+        for (a, b), p in zip(_CHAR_BLOCKS, (me, opp)):
+            obs[a:b] = tables.characters[p.deck.character]
+    if keys.get("deck_me") != me.draw_deck:
+        keys["deck_me"] = list(me.draw_deck)
+        a, b = _DECK_BLOCKS[0]
+        obs[a:b] = tables.deck(me.draw_deck, DRAW_SIZE)
+    hit = keys.get("deck_opp")
+    if hit is None or hit[0] != opp.draw_deck or hit[1] != opp.hand or hit[2] != opp.hand_slots:
+        keys["deck_opp"] = (list(opp.draw_deck), list(opp.hand), list(opp.hand_slots))
+        unseen = opp.draw_deck + [c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None]
+        a, b = _DECK_BLOCKS[1]
+        obs[a:b] = tables.deck(unseen, DRAW_SIZE)
+    for k, p in enumerate((me, opp)):
+        kk = ("stack", k)
+        if keys.get(kk) != p.fight_stack:
+            keys[kk] = list(p.fight_stack)
+            a, b = _STACK_BLOCKS[k]
+            obs[a:b] = tables.stack(p.fight_stack)
+    if keys.get("plays_opp") != opp.played:
+        keys["plays_opp"] = list(opp.played)
+        obs[_PLAYS0:_PLAYS1] = tables.deck(opp.played, 10)
 
 
 class _PoolTables:

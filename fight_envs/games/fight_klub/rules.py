@@ -454,7 +454,7 @@ class FightKlubGame:
         if kind == "order_even_up":
             return True
         phase = kind[len("order_"):]
-        return sum(bool(self.playable(s, phase)) for s in (0, 1)) <= 1
+        return not (self.playable(0, phase) and self.playable(1, phase))  # seat 1 only asked when seat 0 can act
 
     def skirmish_order_moot(self, f: FightSlot, ends: Sequence[FightEnd], choices: Sequence[int]) -> bool:
         """Whether the order of the skirmishes at ``choices`` cannot matter: no skirmish there is won
@@ -763,20 +763,27 @@ class FightKlubGame:
         p = self.players[seat]
         out = []
         f = self.fights[self.current] if self.current is not None else None
+        support = self.pool.support
+        room = phase == "setup" and len(p.support) < MAX_SUPPORT
+        # Effects need an opposed fight of two power ends (the same for every Effect in the hand)
+        effects_ok = phase == "enhance" and f is not None and f.cards[seat] is not None and \
+            f.cards[1 - seat] is not None and self.end_of(f, 0).kind == "power" and self.end_of(f, 1).kind == "power"
         for i, cid in enumerate(p.hand):
-            card = self.pool.support[cid]
-            ok = False
-            if card.type in ("condition", "gear"):
-                ok = phase == "setup" and len(p.support) < MAX_SUPPORT
-            elif card.type == "instant":
+            card = support[cid]
+            kind = card.type
+            if kind == "condition" or kind == "gear":
+                ok = room
+            elif kind == "instant":
                 ok = card.phase == phase
-            elif card.type == "effect" and phase == "enhance" and f is not None:
-                ok = f.cards[seat] is not None and f.cards[1 - seat] is not None and \
-                    self.end_of(f, 0).kind == "power" and self.end_of(f, 1).kind == "power"
+            elif kind == "effect":
+                ok = effects_ok
+            else:
+                ok = False
             if ok and self.can_pay(seat, card.cost):
                 out.append(HAND0 + i)
+        step = self.step_key(phase)
         for i, item in enumerate(p.support):
-            if item.used_in == self.step_key(phase):
+            if item.used_in == step:
                 continue
             if item.card.type == "gear":
                 ok = phase == "enhance" and self.can_pay(seat, item.card.activation)  # type: ignore[arg-type]
@@ -797,10 +804,14 @@ class FightKlubGame:
         return [max(0, cost.spot[c] - imp[c]) for c in range(3)]
 
     def can_pay(self, seat: int, cost: Cost) -> bool:
-        pool = self.players[seat].pool
-        need = self.spot_need(seat, cost)
-        spare = [pool[c] - cost.burn[c] - need[c] for c in range(3)]
-        return min(spare) >= 0 and sum(spare) >= cost.generic
+        # spot_need and the spare tokens per colour, unrolled: this runs for every card on every decision
+        p = self.players[seat]
+        pool, imp, burn, spot = p.pool, p.imprint, cost.burn, cost.spot
+        n0, n1, n2 = spot[0] - imp[0], spot[1] - imp[1], spot[2] - imp[2]
+        s0 = pool[0] - burn[0] - (n0 if n0 > 0 else 0)
+        s1 = pool[1] - burn[1] - (n1 if n1 > 0 else 0)
+        s2 = pool[2] - burn[2] - (n2 if n2 > 0 else 0)
+        return s0 >= 0 and s1 >= 0 and s2 >= 0 and s0 + s1 + s2 >= cost.generic
 
     def _pay(self, seat: int, cost: Cost) -> Generator[Decision, int, None]:
         pool = self.players[seat].pool

@@ -175,6 +175,8 @@ class raw_env(AECMixin, AECEnv):
         # tuple(destinations won) -> every seat's egocentric copy of it, for the infos
         self._won_rows: tuple[tuple[int, ...], list[np.ndarray]] | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._info_keys: dict[str, tuple[Any, ...]] = {}
+        """agent -> what its info dict was built from (see ``_all_infos``)."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
@@ -196,6 +198,7 @@ class raw_env(AECMixin, AECEnv):
         self._start_episode()
         self.num_steps = 0
         self.agent_selection = self.possible_agents[self.game.current_player()]
+        self._info_keys = {}
         self.infos = self._all_infos(self.agents)
 
     def _live(self) -> bool:
@@ -221,9 +224,20 @@ class raw_env(AECMixin, AECEnv):
         sizes = g.hand_sizes()
         phase, rnd, fight = int(g.phase), int(g.knockout_round), int(g.battle.fight if g.battle is not None else 0)
         seat, with_mask = self.seat, self.mask_in_info
+        # An agent whose info is unchanged keeps its dict (nobody changes a dict handed out): within
+        # a fight only the layers' hand sizes and, with mask_in_info, the acting agent's mask change.
+        keys = self._info_keys
+        prev = self.infos if keys else {}
+        acting = self.agent_selection if with_mask and self._live() else None
+        common = (phase, rnd, fight, key)
         out = {}
         for agent in agents:
             s = seat[agent]
+            k = (common, sizes[s], agent == acting)
+            if agent != acting and keys.get(agent) == k and agent in prev:
+                out[agent] = prev[agent]
+                continue
+            keys[agent] = k
             # one dict display (cheaper than key by key); each info owns its arrays
             info: dict[str, Any] = {"destinations_won": won_list[s], "destinations": won_rows[s].copy(),
                                     "phase": phase, "knockout_round": rnd, "fight": fight, "hand_size": sizes[s]}

@@ -1,0 +1,123 @@
+"""The speed work's caches and shortcuts change nothing (issue 14).
+
+The env keeps the seat-independent part of the observation per ``game.table_version``, reuses an
+agent's info dict while it is unchanged, and the engine builds the mask from bytes and keeps hand
+sizes per version. These tests compare each against a fresh computation at every step of seeded
+games, so a state change that forgets to bump a version (or a shortcut that drifts from the rule)
+fails here. ``benchmarks/check_identical_fifth_earth.py`` pins the same against the code before
+the speed work.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from fight_envs import fifth_earth_v0
+from fight_envs.games.fifth_earth.cards import NUM_CARDS, NUM_CHARACTERS, NUM_STAGES
+from fight_envs.games.fifth_earth.observe import encode, public_part
+from fight_envs.games.fifth_earth.rules import (
+    DESTINATION_BASE,
+    NUM_ACTIONS,
+    PHASE_LAY,
+    RUN_BASE,
+    FifthEarthConfig,
+    FifthEarthGame,
+)
+
+CASES = [
+    {"num_players": 2},
+    {"num_players": 3, "rules": "classic"},
+    {"num_players": 4, "format": "royale"},
+    {"num_players": 6, "num_destinations": 1},
+    {"num_players": 3, "won_cards": "spoils", "out_of_cards": "hand_and_rest", "max_fights": 6, "ties": "rolloff"},
+]
+
+
+def reference_mask(game: FifthEarthGame, seat: int) -> np.ndarray:
+    """The lay mask as the rule states it: any card of a usable character, and stages 1..k of one."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    grid = game.hands[seat].reshape(NUM_CHARACTERS, NUM_STAGES).astype(bool)
+    held = grid.any(axis=1)
+    fight = game.battle.fight if game.battle is not None else 1
+    usable = held & (fight >= game.last_used[seat] + game.cards.rest_fights)
+    if not usable.any():  # "unless that is the only option left"
+        usable = held
+    mask[:NUM_CARDS] = (grid & usable[:, None]).reshape(-1)
+    prefix = np.cumprod(grid, axis=1).sum(axis=1)
+    for c in np.flatnonzero(usable):
+        for length in range(2, int(prefix[c]) + 1):
+            mask[RUN_BASE + 3 * c + length - 2] = 1
+    return mask
+
+
+def expected_info(env, agent: str) -> dict:
+    g, n, s = env.game, env.config.num_players, env.seat[agent]
+    rel = [(s + k) % n for k in range(n)]
+    return {"destinations_won": int(g.destinations_won[s]), "destinations": g.destinations_won[rel],
+            "phase": int(g.phase), "knockout_round": int(g.knockout_round),
+            "fight": int(g.battle.fight if g.battle is not None else 0), "hand_size": int(g.hands[s].sum())}
+
+
+@pytest.mark.parametrize("options", CASES, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_cached_observations_masks_and_infos_equal_fresh_ones(options: dict) -> None:
+    env = fifth_earth_v0.raw_env(**options, mask_in_info=True)
+    rng = np.random.default_rng(3)
+    env.reset(seed=11)
+    handed_out = []
+    lays_checked = 0
+    for agent in env.agent_iter(max_iter=3000):
+        g = env.game
+        for a in env.agents:
+            seat = env.seat[a]
+            obs = env.observe(a)
+            fresh = encode(g, seat)  # no cache: the public part recomputed from the state
+            np.testing.assert_array_equal(obs["observation"], fresh)
+            np.testing.assert_array_equal(obs["observation"], encode(g, seat, public_part(g)))
+            info = env.infos[a]
+            want = expected_info(env, a)
+            assert list(info)[1:] == list(want) and info["destinations"].tolist() == want["destinations"].tolist()
+            assert {k: v for k, v in info.items() if k not in ("action_mask", "destinations")} == {
+                k: v for k, v in want.items() if k != "destinations"}
+            np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+            assert g.hand_sizes() == g.hands.sum(axis=1).tolist()
+            handed_out.append((obs, info, copy.deepcopy((obs, info))))
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        if g.phase == PHASE_LAY:
+            np.testing.assert_array_equal(mask, reference_mask(g, env.seat[agent]))
+            lays_checked += 1
+        else:
+            assert not mask[:DESTINATION_BASE].any()
+        legal = np.flatnonzero(mask)
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert lays_checked > 20
+    # nothing handed out (observation arrays, info dicts, the arrays in them) was changed afterwards
+    for obs, info, snapshot in handed_out:
+        np.testing.assert_array_equal(obs["observation"], snapshot[0]["observation"])
+        np.testing.assert_array_equal(obs["action_mask"], snapshot[0]["action_mask"])
+        assert list(info) == list(snapshot[1])
+        for key, value in info.items():
+            np.testing.assert_array_equal(value, snapshot[1][key])
+
+
+def test_mask_from_bytes_follows_the_rule_on_random_hands() -> None:
+    """Random hands, rest states and fights: the bytes-built mask equals the rule's formulation."""
+    rng = np.random.default_rng(0)
+    game = FifthEarthGame(FifthEarthConfig(num_players=2, rules="classic"))
+    game.new_game(np.random.default_rng(0))
+    while game.phase != PHASE_LAY:
+        game.apply_action(game.to_act, int(np.flatnonzero(game.legal_action_mask(game.to_act))[0]))
+    seat = game.to_act
+    for trial in range(300):
+        game.hands[seat] = rng.random(NUM_CARDS) < rng.choice([0.05, 0.15, 0.4])
+        game.last_used[seat] = np.where(rng.random(NUM_CHARACTERS) < 0.3,
+                                        rng.integers(1, 12, NUM_CHARACTERS), -10**6)
+        game.battle.fight = int(rng.integers(1, 14))
+        game.version += 1  # the state was changed by hand: the mask cache keys on the version
+        np.testing.assert_array_equal(game.legal_action_mask(seat), reference_mask(game, seat), err_msg=f"trial {trial}")

@@ -91,8 +91,7 @@ def play_aec(aec: Any, seed: int, illegal_at: int | None, everyone: bool) -> byt
     base = aec.unwrapped
     aec.reset(seed=seed)
     log.add(("reset", base.agent_selection, dict(base.infos)))
-    step = 0
-    for agent in aec.agent_iter():
+    for step, agent in enumerate(aec.agent_iter()):
         last = aec.last()
         obs, _, term, trunc, _ = last
         seen = {a: aec.observe(a) for a in aec.agents} if everyone else None
@@ -104,7 +103,6 @@ def play_aec(aec: Any, seed: int, illegal_at: int | None, everyone: bool) -> byt
             action = sample(obs["action_mask"], rng)
         log.add((agent, last, seen, action, base.decision_kind(agent)))
         aec.step(action)
-        step += 1
         log.add((list(base.agents), dict(base.rewards), dict(base._cumulative_rewards), dict(base.terminations),
                  dict(base.truncations), dict(base.infos)))
     log.add(("end", base.game_record(), base.game.events))

@@ -6,8 +6,8 @@ cumulative rewards, terminations, truncations, infos (keys, order, value types, 
 shapes included), the acting agent, and at the end ``game_record()`` and the narrated
 ``events``. Every object the env handed out is kept and re-hashed when the game is over, so an
 array or info dict the env later changes under the user (a shared buffer, an info dict updated
-in place) shows up as a difference. The helpers (canonical hashing, ``GameLog``) are Fight 5's
-``check_identical.py``'s.
+in place) shows up as a difference. The canonical byte form and ``GameLog`` are Fight 5's
+``check_identical.py``'s; the hash is sha256.
 
 Every ``FifthEarthConfig`` option is given explicitly (``CONFIGS``) and the card data is a
 frozen copy (``check_identical_fifth_earth_cards.json``), so a change of a preset default or of
@@ -32,8 +32,10 @@ Usage (from the repository root)::
     python benchmarks/check_identical_fifth_earth.py --save benchmarks/identical_reference_fifth_earth.json  # before
     python benchmarks/check_identical_fifth_earth.py                                                          # after
 
-The reference file was written by the code before the performance work (issue 14); the check
-exits with status 1 and names the forms that differ. Like Fight 5's, the fingerprint depends on
+The reference file was written by the code before the performance work (issue 14: the
+``fight_envs`` of commit c5ec1ab, ``git archive c5ec1ab fight_envs | tar -x -C /tmp/good`` and
+``PYTHONPATH=/tmp/good python benchmarks/check_identical_fifth_earth.py --save ...`` run from outside
+the repository root); the check exits with status 1 and names the forms that differ. Like Fight 5's, the fingerprint depends on
 numpy's ``Generator`` streams: after a numpy upgrade, regenerate it from a known-good commit.
 """
 
@@ -48,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from check_identical import GameLog, illegal_action, sample
+from check_identical import GameLog, feed, illegal_action, sample
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fight_envs import fifth_earth_v0
@@ -61,6 +63,27 @@ DEFAULT_REFERENCE = HERE / "identical_reference_fifth_earth.json"
 CARDS_PATH = HERE / "check_identical_fifth_earth_cards.json"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 DETERMINIZE_EVERY = 7
+
+
+def digest(x: Any) -> bytes:
+    """sha256 of Fight 5's canonical, type-tagged byte form of ``x`` (``check_identical.feed``)."""
+    h = hashlib.sha256()
+    feed(h, x)
+    return h.digest()
+
+
+class Log(GameLog):
+    """Fight 5's ``GameLog`` (records hashed at hand-out time, re-hashed at the end), with sha256."""
+
+    def add(self, record: Any) -> None:
+        self.objects.append(record)
+        self.digests.append(digest(record))
+
+    def finish(self, where: str) -> bytes:
+        for i, (obj, d) in enumerate(zip(self.objects, self.digests)):
+            if digest(obj) != d:
+                raise AssertionError(f"{where}: an object handed out at record {i} was changed later by the env")
+        return hashlib.sha256(b"".join(self.digests)).digest()
 
 
 def config_options(name: str, n: int) -> dict[str, Any]:
@@ -87,7 +110,7 @@ CONFIGS = ("standard", "standard_royale", "classic", "classic_royale", "odd")
 
 def play_aec(aec: Any, seed: int, illegal_at: int | None, everyone: bool) -> bytes:
     rng = np.random.default_rng(10_000 + seed)
-    log = GameLog()
+    log = Log()
     base = aec.unwrapped
     aec.reset(seed=seed)
     log.add(("reset", base.agent_selection, dict(base.infos)))
@@ -122,7 +145,7 @@ def play_engine(config: FifthEarthConfig, cards: Any, seed: int) -> bytes:
     det_rng = np.random.default_rng(40_000 + seed)
     game = FifthEarthGame(config, cards)
     game.new_game(np.random.default_rng(seed))
-    log = GameLog()
+    log = Log()
     step = 0
     while True:
         log.add(game_view(game))
@@ -169,7 +192,7 @@ def fingerprints(games: int) -> dict[str, dict[str, str]]:
                         at = int(illegal_rng.integers(1, 60))
                         per_form["aec_env_illegal"].append(play_aec(wrapped, seed, at, everyone=True))
             for form, hashes in per_form.items():
-                out.setdefault(form, {})[f"{name}/{n}"] = hashlib.blake2b(b"".join(hashes), digest_size=16).hexdigest()
+                out.setdefault(form, {})[f"{name}/{n}"] = hashlib.sha256(b"".join(hashes)).hexdigest()
     return out
 
 

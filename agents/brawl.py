@@ -29,6 +29,7 @@ from fight_envs.agents.base import Agent, RandomAgent
 from fight_envs.games.brawl.cards import (
     BLOCK,
     CHAOS,
+    CLASSIC_CARDS,
     COUNTER,
     DEFAULT_CARDS,
     DODGE,
@@ -46,6 +47,14 @@ CHAOS_THREAT = 2
 """In a reaction window, play CHAOS when an opponent still fighting holds this many cards or fewer."""
 FOLLOW_RISK = 0.5
 """Defend with COUNTER or JUMP when the follow-up attack's chance of being answered is below this."""
+_DECKS = {int(c.deck.sum()): c.deck for c in (DEFAULT_CARDS, CLASSIC_CARDS)}
+"""The package's decks by size: the observation holds every card's place but not the deck, and the
+total (hands, piles, table, spent CHAOS) tells the standard deck from the classic one."""
+
+
+def deck_of_size(total: int) -> np.ndarray:
+    """The deck of ``total`` cards the package ships (standard or classic); the standard deck otherwise."""
+    return _DECKS.get(int(total), DEFAULT_CARDS.deck)
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,8 @@ class BrawlView:
     """(n, 13) cards the table knows to be in each relative seat's hand (row 0, mine, is zero)."""
     unseen: np.ndarray
     """(13,) copies of each type neither in my hand, the discard pile, on the table, spent nor known
-    to be in a hand: in the draw pile or another fighter's hidden cards (standard card data assumed)."""
+    to be in a hand: in the draw pile or another fighter's hidden cards (the package's standard or
+    classic deck, told apart by the number of cards in play: ``deck_of_size``)."""
     phase: Phase
     attack: int
     """Card type of the attack being answered, -1 if none."""
@@ -84,16 +94,20 @@ class BrawlView:
         known = np.rint(block("known")).astype(np.int64).reshape(MAX_PLAYERS, NUM_CARD_TYPES)[:n]
         seen = hand + np.rint(block("discard")).astype(np.int64) + np.rint(block("table")).astype(np.int64)
         seen += known.sum(axis=0)
-        seen[CHAOS] += round(float(o[OBS_SLICES["chaos_spent"].start]))
+        spent = round(float(o[OBS_SLICES["chaos_spent"].start]))
+        seen[CHAOS] += spent
+        sizes = np.rint(block("hand_sizes")[:n]).astype(np.int64)
+        total = int(sizes.sum()) + round(float(o[OBS_SLICES["draw_pile"].start])) + spent + int(
+            np.rint(block("discard")).sum() + np.rint(block("table")).sum())
         attack = block("attack")
         attacker = block("attacker")
         return cls(
             num_players=n,
             hand=hand,
-            hand_sizes=np.rint(block("hand_sizes")[:n]).astype(np.int64),
+            hand_sizes=sizes,
             fighting=block("fighting")[:n] > 0.5,
             known=known,
-            unseen=np.maximum(DEFAULT_CARDS.deck - seen, 0),
+            unseen=np.maximum(deck_of_size(total) - seen, 0),
             phase=Phase(int(block("phase").argmax())),
             attack=int(attack.argmax()) if attack.max() > 0 else -1,
             attacker=int(attacker.argmax()) if attacker.max() > 0 else -1,
@@ -135,10 +149,13 @@ _ANSWERS = (JUMP, DODGE, COUNTER, BLOCK, CHAOS)
 class HeuristicAgent(Agent):
     """Make the opponent draw: attack where it cannot answer, answer where it pays, keep CHAOS for when it hurts.
 
-    Version 2 (the standard rules' public memory: cards known in a hand, the open showdown):
+    Version 3 (version 2, the standard rules' public memory: cards known in a hand, the open
+    showdown; version 3 reads which deck is in play, standard or classic, from the number of cards
+    the observation places, so its counting is right under both rule sets):
 
     * ``p_answer(seat, cards)``: the probability that a fighter holds one of ``cards``, exact when
-      its hand is known (the open showdown), else hypergeometric over the unseen cards.
+      its hand is known (the open showdown), else hypergeometric over the unseen cards (the deck
+      less every card the observation places: ``BrawlView.unseen``).
     * Attacking (and every follow-up attack): the attack the target is least likely to answer
       (matching copy, JUMP, DODGE, COUNTER, BLOCK or CHAOS), then the one least likely to be
       matched, then one whose element I hold twice (a DODGE can be answered).
@@ -152,7 +169,7 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
-    version = 2
+    version = 3
     game = GAME
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -8,7 +8,7 @@
 | Parallel API | yes (`brawl_v0.parallel_env`): a conversion; the decider's action is applied, every other live agent sends PASS (its mask) |
 | Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..8) |
 | Observation | dict: `observation` Box(0, 200, (268,), float32), `action_mask` Box(0, 1, (16,), int8) |
-| Episode length | at most `max_steps` decisions (default 300 x num_players with the standard rules' `"all"` windows, 150 x without), then truncation |
+| Episode length | at most `max_steps` decisions (default 600 x num_players with the standard rules' `"all"` windows, 150 x without), then truncation |
 | Rules | `seeds/brawl.md` |
 
 Brawl is a turn-based shedding fight: a fighter attacks the next fighter with an elemental
@@ -65,7 +65,7 @@ Actions are ints; a 0-d numpy integer array is taken as its value.
 fighter is asked, so being asked reveals nothing; False: CHAOS only in one's own decisions, far
 fewer steps); ``hit_draws=None|"one"|"per_attack"``; ``showdown=None|"same"|"open"``;
 ``ask_noops=None|bool``; ``skip_forced=None|bool``; ``max_steps=None`` (None: 150 x num_players,
-300 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
+600 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
 ``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
 ``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).
 **Reset options** (all checked before anything changes): ``{"deal": {"hands": [[card names] x

@@ -18,9 +18,9 @@ def test_default_deck_is_the_documented_design() -> None:
     assert c.elements == ("FIRE", "WATER", "WIND", "EARTH")
     assert c.names[:4] == ("FIRE PUNCH", "FIRE KICK", "WATER PUNCH", "WATER KICK")
     assert c.names[8:] == ("JUMP", "DODGE", "COUNTER", "BLOCK", "CHAOS")
-    assert c.deck.tolist() == [6] * 8 + [4, 3, 3, 3, 4]
-    assert c.deck_size == 65 and c.standard_hand_size == 6 and c.deal_size == 7
-    assert c.deal_size * 8 <= c.deck_size - 9  # eight fighters can be dealt, nine cards left to draw
+    assert c.deck.tolist() == [10] * 8 + [3, 2, 2, 2, 4]
+    assert c.deck_size == 93 and c.standard_hand_size == 10 and c.deal_size == 11
+    assert c.deal_size * 8 <= c.deck_size - 5  # eight fighters can be dealt, five cards left to draw
 
 
 def test_classic_deck_is_the_first_releases() -> None:
@@ -78,9 +78,9 @@ def test_unreadable_or_invalid_files(tmp_path: Path) -> None:
 
 
 def test_deck_too_small_for_the_table_is_a_config_error() -> None:
-    small = parse_cards(_with(standard_hand_size=8))
+    small = parse_cards(_with(standard_hand_size=11))
     assert small.deal_size * 8 > small.deck_size
-    with pytest.raises(ConfigError, match="too few to deal 9 to each of 8 fighters"):
+    with pytest.raises(ConfigError, match="too few to deal 12 to each of 8 fighters"):
         BrawlGame(BrawlConfig(num_players=8), small)
 
 

@@ -18,11 +18,11 @@ from fight_envs.games.brawl.rules import BrawlConfig, BrawlGame, Phase
 # ---------------------------------------------------------------- setup and turn order
 @pytest.mark.parametrize("n", range(2, 9))
 def test_deal_gives_one_card_over_the_standard_hand(n: int) -> None:
-    game = BrawlGame(BrawlConfig(num_players=n))  # standard rules: a standard hand of 6, so 7 dealt
+    game = BrawlGame(BrawlConfig(num_players=n))  # standard rules: a standard hand of 10, so 11 dealt
     game.new_game(np.random.default_rng(n))
-    assert DEFAULT_CARDS.standard_hand_size == 6 and DEFAULT_CARDS.deal_size == 7
-    assert game.hands.sum(axis=1).tolist() == [7] * n
-    assert len(game.draw_pile) == DEFAULT_CARDS.deck_size - 7 * n
+    assert DEFAULT_CARDS.standard_hand_size == 10 and DEFAULT_CARDS.deal_size == 11
+    assert game.hands.sum(axis=1).tolist() == [11] * n
+    assert len(game.draw_pile) == DEFAULT_CARDS.deck_size - 11 * n
     classic = BrawlGame(BrawlConfig(num_players=n, rules="classic"))  # classic: 5, so 6 dealt
     classic.new_game(np.random.default_rng(n))
     assert CLASSIC_CARDS.standard_hand_size == 5 and classic.cards is CLASSIC_CARDS
@@ -348,9 +348,9 @@ def test_step_limit_truncates_and_unfinished_fighters_share_the_places_left() ->
 
 def test_default_step_limit_per_fighter_count_and_window_mode() -> None:
     assert [BrawlConfig(num_players=n, rules="classic").step_limit for n in (2, 8)] == [300, 1200]
-    assert [BrawlConfig(num_players=n).step_limit for n in (2, 8)] == [600, 2400]  # standard: "all" windows
+    assert [BrawlConfig(num_players=n).step_limit for n in (2, 8)] == [1200, 4800]  # standard: "all" windows
     assert BrawlConfig(num_players=3, chaos_windows=False).step_limit == 450
-    assert BrawlConfig(num_players=3, chaos_windows="all").step_limit == 900
+    assert BrawlConfig(num_players=3, chaos_windows="all").step_limit == 1800
     assert BrawlConfig(num_players=3, chaos_windows="all", max_steps=17).step_limit == 17
 
 

@@ -208,3 +208,42 @@ def test_env_decision_kind_and_information_set() -> None:
         other.table.game = other.game = _hide_differently(env.game, seat, rng)
         assert _state(other.information_set(agent).state) == _state(info.state)
         env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+
+
+def _search_choices(spec: str, seed: int = 3, decisions: int = 12) -> list[tuple[int, int]]:
+    """(search's action, first_legal's action) at the search seat's decisions with a choice."""
+    from fight_envs.agents.registry import make_agent
+
+    env = brawl_v0.env(num_players=2)
+    env.reset(seed=seed)
+    search = make_agent(spec, game="brawl", seed=0)
+    other = make_agent("heuristic", game="brawl", seed=1)
+    out: list[tuple[int, int]] = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or len(out) >= decisions:
+            break
+        mask = obs["action_mask"]
+        if agent == "player_0":
+            action = search.act_with_information(obs["observation"], mask, env.unwrapped.information_set(agent))
+            if mask.sum() > 1:
+                out.append((action, int(np.flatnonzero(mask)[0])))
+        else:
+            action = other.act(obs["observation"], mask)
+        env.step(action)
+    env.close()
+    return out
+
+
+def test_search_keep_plays_the_rollout_policys_action_unless_another_is_clearly_better() -> None:
+    # keep=z: the rollout policy's own action (first_legal here: the lowest legal action) is played
+    # unless another beats it by more than z paired standard errors; a huge z always keeps it
+    kept = _search_choices("search:sims=6,rollout=first_legal,keep=1e9")
+    assert kept and all(a == policy for a, policy in kept)
+    free = _search_choices("search:sims=6,rollout=first_legal")
+    assert any(a != policy for a, policy in free)  # without keep the noisy best mean often differs
+    from fight_envs.agents.search import parse_search_options
+
+    assert parse_search_options("sims=8,keep=2") == {"sims": 8, "keep": 2.0}
+    with pytest.raises(ValueError, match="keep"):
+        parse_search_options("keep=lots")

@@ -38,3 +38,58 @@ def test_heuristic_beats_random_in_duplicate_matches() -> None:
     heuristic = result.stats[0]
     assert heuristic.win_rate > 0.6, result.table()
     assert np.isfinite(heuristic.win_rate)
+
+
+def _heuristic_decisions(kind: str, seeds: range):  # type: ignore[no-untyped-def]
+    """(game, seat, observation, mask, action) at every ``kind`` decision with a choice, two heuristics playing."""
+    env = fight_klub_v0.raw_env()
+    agent = HeuristicAgent(0)
+    for seed in seeds:
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs["observation"], obs["action_mask"])
+            if env.decision_kind(name) == kind and obs["action_mask"].sum() > 1:
+                yield env.game, env.seat[name], obs, action
+            env.step(action)
+
+
+def test_heuristic_resolves_the_lowest_stakes_fight_first() -> None:
+    from fight_envs.games.fight_klub.rules import OPTION0
+
+    seen = 0
+    for game, seat, obs, action in _heuristic_decisions("choose_fight", range(4)):
+        stakes = {}
+        for i, f in enumerate(game.fights):
+            if not f.resolved:
+                stakes[OPTION0 + i] = sum(game.pool.fight[c].damage for c in f.cards if c is not None)
+        assert action == min(stakes, key=lambda a: (stakes[a], a)), stakes
+        seen += 1
+    assert seen > 5
+
+
+def test_heuristic_as_the_drop_plays_an_enhance_card_only_to_change_the_result() -> None:
+    # The Drop acts last in Enhance (it lets the other player go first), so a card that leaves the
+    # fight's result as it is would be spent for nothing: every card it plays as The Drop must win a
+    # fight that passing ties or loses, or tie one that passing loses
+    from fight_envs.games.fight_klub.rules import PASS
+
+    def outcome(game, seat, action):  # type: ignore[no-untyped-def]
+        g = game.clone()
+        i = g.current
+        g.apply_action(seat, action)
+        while g.pending is not None and not g.fights[i].decided:
+            g.apply_action(g.pending.seat, g.pending.legal[0])
+        w = g.fights[i].winner
+        return 0 if w is None else (1 if w == seat else -1)
+
+    checked = 0
+    for game, seat, obs, action in _heuristic_decisions("enhance", range(8)):
+        if game.drop != seat or action == PASS:
+            continue
+        assert outcome(game, seat, action) > outcome(game, seat, PASS), (action, game.log[-6:])
+        checked += 1
+    assert checked > 5

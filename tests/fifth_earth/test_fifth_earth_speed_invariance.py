@@ -1,9 +1,9 @@
 """The speed work's caches and shortcuts change nothing (issue 14).
 
 The env keeps the seat-independent part of the observation per ``game.table_version``, reuses an
-agent's info dict while it is unchanged, and the engine builds the mask from bytes and keeps hand
-sizes per version. These tests compare each against a fresh computation at every step of seeded
-games, so a state change that forgets to bump a version (or a shortcut that drifts from the rule)
+agent's info dict while it is unchanged; the engine builds the mask from bytes, keeps hand sizes
+per version and draws the dice from the generator's raw words. These tests compare each against a
+fresh computation at every step of seeded games (the dice against ``Generator.integers``), so a state change that forgets to bump a version (or a shortcut that drifts from the rule)
 fails here. ``benchmarks/check_identical_fifth_earth.py`` pins the same against the code before
 the speed work.
 """
@@ -121,3 +121,29 @@ def test_mask_from_bytes_follows_the_rule_on_random_hands() -> None:
         game.battle.fight = int(rng.integers(1, 14))
         game.version += 1  # the state was changed by hand: the mask cache keys on the version
         np.testing.assert_array_equal(game.legal_action_mask(seat), reference_mask(game, seat), err_msg=f"trial {trial}")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dice_from_raw_words_are_generator_integers(seed: int) -> None:
+    """The engine's dice (drawn from the generator's raw words) are ``Generator.integers(1, 7)``'s
+    faces, interleaved with other draws from the same generator (deals, shuffles), and reading
+    ``game.rng`` at any point shows exactly the state ``integers`` would have left."""
+    plan = np.random.default_rng(1000 + seed)
+    game = FifthEarthGame(FifthEarthConfig(num_players=2))
+    game.new_game(np.random.default_rng(seed))
+    twin = copy.deepcopy(game.rng)  # the same state, drawn from by numpy alone
+    for step in range(120):
+        kind = plan.random()
+        if kind < 0.75:
+            k = int(plan.integers(1, 8))
+            assert game._faces(k) == twin.integers(1, 7, size=k).tolist(), f"step {step}"
+        elif kind < 0.85:
+            clone = game.clone()  # a clone carries the kept half-word with its own generator
+            k = int(plan.integers(1, 8))
+            assert clone._faces(k) == copy.deepcopy(twin).integers(1, 7, size=k).tolist()
+        elif kind < 0.95:
+            n = int(plan.choice([3, 14, 25, 100]))
+            assert game.rng.permutation(n).tolist() == twin.permutation(n).tolist(), f"step {step}"
+        else:
+            assert game.rng.bit_generator.state == twin.bit_generator.state, f"step {step}"
+    assert game.rng.bit_generator.state == twin.bit_generator.state

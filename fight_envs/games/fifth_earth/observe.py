@@ -168,14 +168,16 @@ def _row_counts(matrix: np.ndarray, n: int) -> list[int]:
     return [data.count(1, s * width, (s + 1) * width) for s in range(n)]
 
 
-Public = tuple[np.ndarray, np.ndarray]
+Public = tuple[np.ndarray, np.ndarray, np.ndarray]
 """What ``public_part`` returns: (the vector with its seat-independent table features set, the
-per-player blocks of those features, one row per seat in seat order)."""
+per-player blocks of those features, one row per seat in seat order, every seat's ``rest`` row
+in seat order: ``encode`` copies only the observer's own)."""
 
 
 def public_part(game: FifthEarthGame) -> Public:
     """The seat-independent features of the observation: everything except my decision (``phase``),
-    my own piles (``hand``, ``rest``, ``spoils``), and the features that a lay changes while others
+    my own piles (``hand``, ``spoils``; ``rest`` is kept for every seat, one row each, and only the
+    observer's own enters its vector), and the features that a lay changes while others
     are still to lay (``hand_size``, ``laid_count``, ``has_laid``). Nothing here depends on who
     observes; ``encode`` rotates the player rows to the observer. It changes only with the game's
     ``table_version``, so a caller may reuse it for every seat until then (the env does)."""
@@ -185,9 +187,7 @@ def public_part(game: FifthEarthGame) -> Public:
     b = g.battle
     fight = b.fight if b is not None else 0
     revealed = g.revealed
-    any_revealed = np.count_nonzero(revealed)
-    if any_revealed:
-        obs[_REVEALED0:_REVEALED1] = revealed
+    obs[_REVEALED0:_REVEALED1] = revealed
     obs[_IN_PLAY0:_IN_PLAY1] = g.in_play
     obs[_DEST0:_DEST0 + NUM_DESTINATIONS] = _destination_row(g.remaining_destinations)
     nd = cfg.num_destinations
@@ -236,26 +236,31 @@ def public_part(game: FifthEarthGame) -> Public:
             if first == s:
                 flat[base + 12] = 1
             flat[base + 13] = b.wins.get(s, 0) / max_fights
-    if any_revealed:
-        # Cards laid face down in the fight under way still count as held until the reveal:
-        # otherwise a revealed card dropping out of known_hand would tell which card was laid.
-        held = g.hands & revealed
-        if b is not None:
-            for s, cards in b.laid.items():
-                for c in cards:
-                    if revealed[c]:
-                        held[s, c] = 1
-        players[:, _KNOWN0:_KNOWN1] = held
+    # Cards laid face down in the fight under way still count as held until the reveal:
+    # otherwise a revealed card dropping out of known_hand would tell which card was laid.
+    # (Nothing revealed yet: the rows come out zero, as they are.)
+    held = g.hands & revealed
     if b is not None:
-        rest = g.cards.rest_fights
-        wait = g.last_used + (rest - fight)  # every seat's at once: three operations, then one row each
+        for s, cards in b.laid.items():
+            for c in cards:
+                if revealed[c]:
+                    held[s, c] = 1
+    players[:, _KNOWN0:_KNOWN1] = held
+    rest = g.cards.rest_fights
+    if b is not None:
+        wait = g.last_used + (rest - fight)  # every seat's at once, the last step written into the rows
         np.maximum(wait, 0, out=wait)
-        wait = wait / rest
-        for s in b.players:
-            players[s, _RESTING0:_RESTING1] = wait[s]
+        np.divide(wait, rest, out=players[:, _RESTING0:_RESTING1])  # float64 quotients, stored as float32
+        if len(b.players) < n:
+            for s in range(n):
+                if s not in b.players:  # only the players in the battle have resting characters shown
+                    players[s, _RESTING0:_RESTING1] = 0
+    # 1 if a win now would pick the card up, 0.5 if it must rest longer: one lookup of the fight
+    # each card was laid in (NOBODY, -1, reads the table's last entry, 0), every seat's at once
+    rest_rows = _rest_table(fight - rest, cfg.max_fights)[g.rest_since]
     last = g.last_fight
     if last is not None:
-        mods_all = g.cards.power_modifiers
+        mods_all = g._modifier_list
         for s, cards in last.laid.items():
             base = s * PLAYER_SIZE
             flat[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
@@ -264,12 +269,12 @@ def public_part(game: FifthEarthGame) -> Public:
             flat[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE
             drawn = last.power[s]
             if drawn:
-                mods = [int(mods_all[x]) for x in drawn]
+                mods = [mods_all[x] for x in drawn]
                 flat[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
                 flat[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
             if last.winner == s:
                 flat[base + _LAST_WON] = 1
-    return obs, players
+    return obs, players, rest_rows
 
 
 def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.ndarray:
@@ -283,7 +288,7 @@ def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.
     ``benchmarks/check_identical_fifth_earth.py`` pin every value.
     """
     g, n = game, game.num_players
-    base_obs, players = public_part(g) if public is None else public
+    base_obs, players, rest_rows = public_part(g) if public is None else public
     obs = base_obs.copy()
     rows = obs[PLAYERS_START:PLAYERS_START + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)
     # egocentric rows: seats seat..n-1, then 0..seat-1
@@ -300,10 +305,7 @@ def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.
         elif phase == PHASE_LAY:
             obs[2 if b is not None and not b.laid else 3] = 1
     obs[_HAND0:_HAND1] = g.hands[seat]
-    # 1 if a win now would pick the card up, 0.5 if it must rest longer: one lookup of the fight
-    # each card was laid in (NOBODY, -1, reads the table's last entry, 0)
-    fight = b.fight if b is not None else 0
-    obs[_REST0:_REST1] = _rest_table(fight - g.cards.rest_fights, g.config.max_fights)[g.rest_since[seat]]
+    obs[_REST0:_REST1] = rest_rows[seat]
     if g.config.won_cards == "spoils":  # the only rule under which the engine sets spoils aside
         obs[_SPOILS0:_SPOILS1] = g.spoils[seat]
     hand_sizes = g.hand_sizes()

@@ -873,10 +873,11 @@ class FifthEarthGame:
             if self.phase == PHASE_DESTINATION:
                 action = DESTINATION_BASE + min(self.remaining_destinations)
             else:
-                mask = self._current_mask(self.to_act)
-                if np.count_nonzero(mask) != 1:
+                # the mask's bytes (0/1): counted and searched cheaper than by numpy calls
+                data = self._current_mask(self.to_act).tobytes()
+                if data.count(1) != 1:
                     return
-                action = int(mask.argmax())
+                action = data.index(1)
             self._apply(self.to_act, action, False)
 
     def _apply(self, seat: int, action: int, asked: bool) -> None:
@@ -1070,8 +1071,11 @@ class FifthEarthGame:
         # it up. Under won_cards="hand" the winner has just received the losers' cards, so only a
         # loser can be out; under "spoils" winning with many cards can empty a hand, and if
         # everyone is out the fight's winner is the one left standing.
-        out = ([p for p in b.players if not np.count_nonzero(self.hands[p])] if self.config.out_of_cards == "hand"
-               else [p for p in b.players if self.cards_held(p) == 0])  # cards_held, inlined for the default
+        if self.config.out_of_cards == "hand":  # cards_held, inlined for the default: a hand of zero bytes
+            data, width = self.hands.tobytes(), NUM_CARDS
+            out = [p for p in b.players if data.count(0, p * width, (p + 1) * width) == width]
+        else:
+            out = [p for p in b.players if self.cards_held(p) == 0]
         if len(out) == len(b.players):
             out.remove(winner)
         for p in out:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import struct
+from itertools import compress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +96,11 @@ _DIE_REJECT = (_LOW32 - 5) % 6
 _RUN_BYTES = {sum(((p >> s) & 1) << (8 * s) for s in range(NUM_STAGES)): bytes(RUN_OK[p].astype(np.int8)) for p in range(16)}
 """A character's word (``_CHARACTER_WORDS``) -> its three run-mask bytes (lengths 2, 3, 4); the mask
 is built from bytes, cheaper than numpy operations on a 25 x 4 grid."""
+_RUN_BYTES_OF = _RUN_BYTES.__getitem__
+_CHARACTERS = range(NUM_CHARACTERS)
+_NO_CARDS = bytes(NUM_STAGES)
+_MASK_TAIL = bytes(NUM_ACTIONS - DESTINATION_BASE)
+"""The mask's destination and challenge bytes in the lay phase (none legal)."""
 
 
 def run_action(character: int, length: int) -> int:
@@ -757,32 +763,40 @@ class FifthEarthGame:
         return mask
 
     def _compute_mask(self, seat: int) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        """The mask of ``seat`` now (read-only in the lay phase: the engine's own, copied for callers)."""
         if seat != self.to_act or self.phase == PHASE_OVER:
-            return mask
-        if self.phase == PHASE_DESTINATION:
-            mask[[DESTINATION_BASE + d for d in self.remaining_destinations]] = 1
-        elif self.phase == PHASE_CHALLENGE:
-            for opp in self.unpaired:
-                if opp != seat:
-                    mask[CHALLENGE_BASE + (opp - seat) % self.num_players - 1] = 1
-        else:
-            # Built as bytes: a usable character's four card bytes are its hand bytes, its three run
-            # bytes come from _RUN_BYTES (a run starts at stage 1 with no stage missing).
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.phase == PHASE_LAY:
+            # Built as one bytes object: the card bytes are the hand's own bytes, each character's
+            # three run bytes come from _RUN_BYTES (a run starts at stage 1 with no stage missing; a
+            # character not held has word 0, no runs), then the tail of zeros. A resting character's
+            # word and card bytes are zeroed (joins and lookups: a bytearray slice write costs more).
             hand = self.hands[seat].tobytes()
             words = _CHARACTER_WORDS(hand)
-            held = [c for c, word in enumerate(words) if word]
             b = self.battle
             # A character may be laid from fight last_used + rest_fights on ...
             limit = (b.fight if b is not None else 1) - self.cards.rest_fights
             last = self.last_used[seat].tolist()
-            # ... "unless that is the only option left": then every held character may be laid.
-            usable = [c for c in held if last[c] <= limit] or held
-            out = bytearray(NUM_ACTIONS)
-            for c in usable:
-                out[4 * c:4 * c + 4] = hand[4 * c:4 * c + 4]
-                out[RUN_BASE + 3 * c:RUN_BASE + 3 * c + 3] = _RUN_BYTES[words[c]]
-            return np.frombuffer(out, dtype=np.int8)
+            resting = [c for c in compress(_CHARACTERS, words) if last[c] > limit]
+            # ... "unless that is the only option left": when every held character rests, all may be laid.
+            if resting and len(resting) < NUM_CHARACTERS - words.count(0):
+                words = list(words)
+                parts = []
+                start = 0
+                for c in resting:
+                    words[c] = 0
+                    parts += (hand[start:4 * c], _NO_CARDS)
+                    start = 4 * c + 4
+                parts.append(hand[start:])
+                hand = b"".join(parts)
+            return np.frombuffer(hand + b"".join(map(_RUN_BYTES_OF, words)) + _MASK_TAIL, dtype=np.int8)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.phase == PHASE_DESTINATION:
+            mask[[DESTINATION_BASE + d for d in self.remaining_destinations]] = 1
+        else:
+            for opp in self.unpaired:
+                if opp != seat:
+                    mask[CHALLENGE_BASE + (opp - seat) % self.num_players - 1] = 1
         return mask
 
     def opponent_count_laid(self) -> dict[int, int]:

@@ -5,17 +5,19 @@ The agents act from the observation vector and the action mask alone, as a train
 ``fight_envs.games.brawl.observe``) into named fields.
 
 Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`), ``heuristic``
-(:class:`HeuristicAgent`, version 2, written for the standard rules) and two one-line rules,
+(:class:`HeuristicAgent`, version 3, written for the standard rules) and two one-line rules,
 ``first_legal`` (the lowest-numbered legal action) and ``never_pass`` (random, but never PASS
-when a card can be played). Measured with ``fight_envs.agents.evaluate.evaluate`` (duplicate
-deals, every seat rotation, default env options: the standard rules, ``reward="rank"``), one
-heuristic against copies of the other agent, seed 2026, win rate (first place; 1/k for a place
-shared by k) with 95% normal intervals over deals, 2 fighters, 1,000 deals x 2 seats:
+when a card can be played). Measured with ``fight-envs eval`` (``fight_envs.agents.evaluate``:
+duplicate deals, every seat rotation, default env options: the standard rules with the 93-card
+deck, ``reward="rank"``), one heuristic against copies of the other agent, seed 2026, win rate
+(first place; 1/k for a place shared by k) with 95% normal intervals over deals, 2,000 games each:
 
-* against ``first_legal`` 0.635 (0.616..0.654), ``never_pass`` 0.719 (0.701..0.738),
-  ``random`` 0.906 (0.893..0.918); an even share is 0.5.
+* 2 fighters: against ``first_legal`` 0.781 (0.763..0.799), ``never_pass`` 0.904 (0.891..0.917),
+  ``random`` 0.982 (0.977..0.988); an even share is 0.5.
+* 5 fighters: ``first_legal`` 0.359 (0.340..0.379), ``never_pass`` 0.392 (0.372..0.413); even 0.2.
+* 8 fighters: ``first_legal`` 0.204 (0.187..0.221); even 0.125.
 
-``seeds/brawl.md`` (design choices) and the issue report hold the figures at 5 and 8 fighters.
+``seeds/brawl.md`` section 9 holds the commands, the ablation and the search figures.
 ``tests/brawl/test_brawl_baselines.py`` replays shorter matches of the same kind.
 """
 

@@ -54,8 +54,9 @@ ONE_LINE_RULES: dict[str, tuple[str, ...]] = {
 SEARCH_BUDGETS: dict[str, tuple[str, str]] = {
     "fight5": ("search:sims=16,horizon=bout,tail=greedy", "search:sims=48,horizon=bout,tail=greedy"),
     "fifth_earth": ("search:sims=8,rollout=random", "search:sims=32,rollout=random"),
-    # Brawl's whole-game heuristic rollouts are slow (hundreds of decisions a game): random rollouts, small budgets.
-    "brawl": ("search:sims=4,rollout=random", "search:sims=16,rollout=random"),
+    # Brawl: heuristic rollouts with keep=2 (the heuristic's action unless another is clearly better): without it
+    # the noisy win-or-lose values made search play worse than its rollout policy (seeds/brawl.md section 9).
+    "brawl": ("search:sims=8,keep=2", "search:sims=24,keep=2"),
 }
 """Each game's two search budgets on the ladder (default for other games: ``DEFAULT_SEARCH_BUDGETS``)."""
 DEFAULT_SEARCH_BUDGETS = ("search:sims=16", "search:sims=64")

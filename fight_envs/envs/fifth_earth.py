@@ -97,7 +97,7 @@ from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, Public, encode, public_part
 from fight_envs.games.fifth_earth.record import make_record
 from fight_envs.games.fifth_earth.render import render_text
-from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, FifthEarthConfig, FifthEarthGame, parse_deal
+from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, PHASE_OVER, FifthEarthConfig, FifthEarthGame, parse_deal
 
 ENV_NAME = "fifth_earth_v0"
 REWARD_MODES = ("outcome", "destination")
@@ -202,11 +202,12 @@ class raw_env(AECMixin, AECEnv):
         self.infos = self._all_infos(self.agents)
 
     def _live(self) -> bool:
-        return not self.game.is_terminal() and not any(self.truncations.values())
+        # ``True in``: a C-level scan (the wrappers may set every truncation at once)
+        return self.game.phase != PHASE_OVER and True not in self.truncations.values()
 
     def _mask(self, agent: str) -> np.ndarray:
-        if agent == self.agent_selection and self._live():
-            return self.game.legal_action_mask(self.seat[agent])
+        if agent == self.agent_selection and self.game.phase != PHASE_OVER and True not in self.truncations.values():
+            return self.game._current_mask(self.seat[agent]).copy()  # legal_action_mask, one call less
         return self._zero_mask.copy()
 
     def _info(self, agent: str) -> dict[str, Any]:
@@ -221,8 +222,9 @@ class raw_env(AECMixin, AECEnv):
             won = g.destinations_won
             self._won_rows = (key, [won[rel] for rel in self._rel])
         won_rows = self._won_rows[1]
-        sizes = g.hand_sizes()
-        phase, rnd, fight = int(g.phase), int(g.knockout_round), int(g.battle.fight if g.battle is not None else 0)
+        sizes = g._hand_sizes_now()
+        b = g.battle
+        phase, rnd, fight = g.phase, g.knockout_round, b.fight if b is not None else 0  # plain ints already
         seat, with_mask = self.seat, self.mask_in_info
         # An agent whose info is unchanged keeps its dict (nobody changes a dict handed out): within
         # a fight only the layers' hand sizes and, with mask_in_info, the acting agent's mask change.
@@ -282,17 +284,18 @@ class raw_env(AECMixin, AECEnv):
             rewards = np.full(n, -1.0 / (n - 1))
             rewards[g.claimed[-1][1]] = 1.0
         if rewards is None:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards = dict.fromkeys(self.agents, 0.0)  # nothing to accumulate
         else:
             self.rewards = {a: float(rewards[self.seat[a]]) for a in self.agents}
-        if g.is_terminal():
+        if g.phase == PHASE_OVER:
             self.terminations = {a: True for a in self.agents}
         else:
-            self.agent_selection = self.possible_agents[g.current_player()]
+            self.agent_selection = self.possible_agents[g.to_act]
             if self.max_steps is not None and self.num_steps >= self.max_steps:
                 self.truncations = {a: True for a in self.agents}
         self.infos = self._all_infos(self.agents)
-        self._accumulate_rewards()
+        if rewards is not None:
+            self._accumulate_rewards()
 
     def render(self) -> str | None:
         return render_text_mode(self.render_mode, lambda: render_text(self.game, self.viewer), stacklevel=2,

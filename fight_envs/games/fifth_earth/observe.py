@@ -308,7 +308,7 @@ def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.
     obs[_REST0:_REST1] = rest_rows[seat]
     if g.config.won_cards == "spoils":  # the only rule under which the engine sets spoils aside
         obs[_SPOILS0:_SPOILS1] = g.spoils[seat]
-    hand_sizes = g.hand_sizes()
+    hand_sizes = g._hand_sizes_now()
     base = PLAYERS_START
     for s in _rotation_list(n, seat):
         obs[base + 6] = hand_sizes[s] / COUNT_SCALE

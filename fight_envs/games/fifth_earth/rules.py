@@ -819,12 +819,17 @@ class FifthEarthGame:
     def hand_sizes(self) -> list[int]:
         """Cards in each seat's hand (``bytes.count`` on the 0/1 rows: cheaper than a numpy sum over
         a few rows; kept for the version, since the observation and the infos both read them)."""
+        return list(self._hand_sizes_now())
+
+    def _hand_sizes_now(self) -> list[int]:
+        """``hand_sizes`` without the copy, for the engine's, the encoder's and the env's own reads
+        (never written to)."""
         cached = self._sizes_cache
         if cached is None or cached[0] != self.version:
             data, width = self.hands.tobytes(), NUM_CARDS
             cached = self._sizes_cache = (self.version, [data.count(1, s * width, (s + 1) * width)
                                                          for s in range(self.num_players)])
-        return list(cached[1])
+        return cached[1]
 
     def cards_held(self, seat: int) -> int:
         """The cards that count for running out: the hand, plus the rest pile under ``out_of_cards="hand_and_rest"``."""
@@ -1068,10 +1073,11 @@ class FifthEarthGame:
         # winner's hand (default), so a card won is a card to use, or set aside as spoils until the
         # battle is won (option).
         won_cards, fight = self.config.won_cards, b.fight
+        rest_row = self.rest_since[winner]
         for p in b.lay_order:
             if p == winner or won_cards == "rest":
                 # Won cards (won_cards="rest") join the winner's first-use pile, as if it had used them in this fight.
-                row, value = self.rest_since[winner], fight
+                row, value = rest_row, fight
             elif won_cards == "hand":
                 row, value = self.hands[winner], 1
             else:

@@ -22,6 +22,7 @@ Usage (from the repository root)::
     python benchmarks/check_identical_fight_klub.py --save benchmarks/identical_reference_fight_klub.json
     python benchmarks/check_identical_fight_klub.py                 # compare with that file
     python benchmarks/check_identical_fight_klub.py --against e0a0f8f   # compare with a commit's code
+    python benchmarks/check_identical_fight_klub.py --against e0a0f8f --update-reference  # and rewrite the file
 
 ``--against COMMIT`` computes the reference with the code of ``COMMIT`` on the card data of the
 working tree: it makes a ``git worktree`` of the commit under /tmp, copies this script and the
@@ -265,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", metavar="COMMIT", help="compute the reference with this commit's code instead")
     parser.add_argument("--overlay", nargs="*", default=list(OVERLAY),
                         help="files copied from this tree into the --against worktree (default: the card data and agents)")
+    parser.add_argument("--update-reference", action="store_true",
+                        help="with --against: write the commit's fingerprints to --reference (after the card data changed)")
     parser.add_argument("--expect-root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     import fight_envs
@@ -280,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.against is not None:
         ref = reference_from_commit(args.against, args.seeds, args.overlay)
         what = f"commit {args.against}'s code on this card data"
+        if args.update_reference:  # the commit's fingerprints on this card data become the file reference
+            ref["card_data"] = data["card_data"]
+            args.reference.write_text(json.dumps(ref, indent=2) + "\n")
+            print(f"wrote {args.reference} from {what}")
     else:
         ref = json.loads(args.reference.read_text())
         what = args.reference.name

@@ -249,14 +249,11 @@ class raw_env(AECMixin, AECEnv):
         assert g is not None
         seat = self.seat[agent]
         me, other = g.players[seat], g.players[1 - seat]
-        info = {"action_mask": self._mask(agent)} if self.mask_in_info else {}
-        info["score"] = me.dealt
-        info["damage_dealt"] = me.dealt
-        info["damage_taken"] = other.dealt
-        info["life"] = me.life
-        info["turn"] = min(g.turn, g.config.max_turns)
-        info["has_drop"] = int(g.drop == seat)
-        info["decision"] = -1 if g.pending is None else _KIND_INDEX[g.pending.kind]
+        info = {"score": me.dealt, "damage_dealt": me.dealt, "damage_taken": other.dealt, "life": me.life,
+                "turn": min(g.turn, g.config.max_turns), "has_drop": int(g.drop == seat),
+                "decision": -1 if g.pending is None else _KIND_INDEX[g.pending.kind]}
+        if self.mask_in_info:  # the mask is the first key
+            return {"action_mask": self._mask(agent), **info}
         return info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -56,6 +56,7 @@ Counts are scaled by the divisors in ``_SCALE``; all values are clipped to +-``O
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -402,6 +403,19 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
     return v
 
 
+_PACKERS: dict[int, Any] = {}
+
+
+def _floats(values: list[float]) -> np.ndarray:
+    """``values`` as a float64 array, packed by ``struct`` (far fewer instructions than numpy's own
+    conversion of a list); assigned into a float32 block it rounds exactly as ``np.array(values,
+    dtype=np.float32)`` does (both cast each double to float)."""
+    pack = _PACKERS.get(len(values))
+    if pack is None:
+        pack = _PACKERS[len(values)] = struct.Struct(f"{len(values)}d").pack
+    return np.frombuffer(pack(*values), dtype=np.float64)
+
+
 _S = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
 _HAND0, _HAND1 = _S["hand"]
 _FIGHTS0, _FIGHTS1 = _S["fights"]
@@ -416,6 +430,9 @@ _NK = len(DECISION_KINDS)
 _FIGHT_KEYS = tuple(("fight", i) for i in range(FIGHTS_PER_TURN))
 _FSTATE_KEYS = tuple(("fstate", i) for i in range(FIGHTS_PER_TURN))
 _AREA_KEYS = (("area", 0), ("area", 1))
+_TOTALS_KEYS = tuple(("totals", i) for i in range(FIGHTS_PER_TURN))
+_HEAD_KEYS = (("head", 0), ("head", 1), ("head", 2))
+_HEAD_PARTS = (_S["global"], _S["me"], _S["opp"])
 
 
 def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
@@ -462,11 +479,17 @@ def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]
     current = game.current
     if current is not None:
         g[_KIND0 + _NK + 3] = sum(w is not None for w in game_fights[current].skirmish_winner) / 3.0
-    head = g + _player(game, seat, keys) + _player(game, 1 - seat, keys)
-    if keys.get("head") != head:
-        keys["head"] = head
+    # the table's numbers in three parts (global, me, opp), each written only when it changed, then
+    # all clipped at once (clipping is idempotent: a part clipped before is unchanged by it)
+    written = False
+    for k, part in enumerate((g, _player(game, seat, keys), _player(game, 1 - seat, keys))):
+        if keys.get(_HEAD_KEYS[k]) != part:
+            keys[_HEAD_KEYS[k]] = part
+            a, b = _HEAD_PARTS[k]
+            obs[a:b] = _floats(part)
+            written = True
+    if written:
         h = obs[:_HEAD]
-        h[:] = head  # the same float32 rounding as np.array(head, dtype=np.float32)
         np.minimum(h, OBS_HIGH, out=h)  # np.clip in float32, as two plain ufunc calls
         np.maximum(h, -OBS_HIGH, out=h)
     tables = _pool_tables(game.pool)
@@ -535,17 +558,23 @@ def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]
         else:
             # everything _fight_state reads of an open fight beyond its cards (fixed lengths, so flat):
             # the areas' keys stand for the Condition bonuses the totals read
+            # the last item is what the skirmish totals read: the totals are kept while it stays equal
             tabs, boosts = f.effect_tabs, f.boosts
-            skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double, *f.end,
-                    *tabs[0], *tabs[1], frozenset(f.nullified) if f.nullified else None,
-                    tuple(boosts[0].items()) if boosts[0] else None, tuple(boosts[1].items()) if boosts[1] else None,
-                    area_keys[0], area_keys[1], me.fists, opp.fists)
+            tkey = (*f.end, *tabs[0], *tabs[1], tuple(boosts[0].items()) if boosts[0] else None,
+                    tuple(boosts[1].items()) if boosts[1] else None, area_keys[0], area_keys[1], me.fists, opp.fists)
+            skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double,
+                    frozenset(f.nullified) if f.nullified else None, tkey)
             if type(old) is tuple and old == skey:
                 continue
         keys[_FSTATE_KEYS[i]] = skey
         if fights is None:
             fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-        fights[i, 2 * FIGHT_CARD_SIZE:] = _fight_state(game, f, i, seat)
+        if f.resolved:
+            fights[i, 2 * FIGHT_CARD_SIZE:] = _floats(_fight_state(game, f, i, seat))
+        else:
+            if type(old) is not tuple or old[-1] != tkey:
+                keys[_TOTALS_KEYS[i]] = _totals(game, f, seat)
+            fights[i, 2 * FIGHT_CARD_SIZE:] = _floats(_fight_state(game, f, i, seat, keys[_TOTALS_KEYS[i]]))
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
     character = keys.get("character")
     if character is None or character[0] is not me.deck or character[1] is not opp.deck:
@@ -602,7 +631,7 @@ class _PoolTables:
                 self._sums.clear()
             if ids:
                 # summed in index order, so a pile's sum does not depend on its (hidden) order; no BLAS threads
-                hit = (table[sorted(index[c] for c in ids)].sum(axis=0) / scale).astype(np.float32)
+                hit = (table[sorted([index[c] for c in ids])].sum(axis=0) / scale).astype(np.float32, copy=False)
             else:
                 hit = np.zeros(table.shape[1], dtype=np.float32)
             self._sums[key] = hit

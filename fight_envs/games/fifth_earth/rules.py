@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import copy
 import struct
-from itertools import compress
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
 import numpy as np

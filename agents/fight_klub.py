@@ -34,8 +34,8 @@ damage markers of the two cards), so a rival that spends on every fight has less
 fights that count. Measured with the pool before its re-tune, on the same 200 deals (``evaluate(..., num_deals=200, seed=0)``,
 400 games) against ``play_anything``: version 2 0.623, the Enhance change alone 0.710, both 0.723.
 With the re-tuned pool, over 1,000 deals (2,000 games; ``fight-envs eval heuristic play_anything
---env fight_klub_v0 --deals 1000 --seed 0``): 0.725 (95% CI 0.706-0.744, 1450 wins / 550 losses,
-damage margin +7.0).
+--env fight_klub_v0 --deals 1000 --seed 0``): 0.720 (95% CI 0.701-0.739, 1439 wins / 2 draws / 559
+losses, damage margin +6.9).
 """
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from check_identical import GameLog, sample
+from check_identical import digest as fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REFERENCE = Path(__file__).with_name("identical_reference_fight_klub.json")
@@ -54,71 +56,21 @@ OVERLAY = ("fight_envs/games/fight_klub/cards.json", "fight_envs/games/fight_klu
            "fight_envs/agents/fight_klub.py")
 
 
-def feed(h: Any, x: Any) -> None:
-    """Feed a canonical, type-tagged byte form of ``x`` into hash ``h``."""
-    if isinstance(x, np.ndarray):
-        h.update(b"A" + x.dtype.str.encode() + repr(x.shape).encode())
-        h.update(np.ascontiguousarray(x).tobytes())
-    elif isinstance(x, dict):
-        h.update(b"D%d" % len(x))
-        for k, v in x.items():  # insertion order is part of what users see
-            feed(h, k)
-            feed(h, v)
-    elif isinstance(x, (list, tuple)):
-        h.update((b"L" if isinstance(x, list) else b"T") + b"%d" % len(x))
-        for v in x:
-            feed(h, v)
-    elif isinstance(x, float):
-        h.update(b"f" + x.hex().encode())
-    elif x is None or isinstance(x, (bool, int, str, np.generic)):
-        # type name first: 1, 1.0, True and np.int64(1) must not hash alike
-        h.update(type(x).__name__.encode() + b":" + repr(x).encode())
-    elif hasattr(x, "__dataclass_fields__"):
-        h.update(type(x).__name__.encode())
-        for k in x.__dataclass_fields__:
-            feed(h, k)
-            feed(h, getattr(x, k))
-    elif isinstance(x, (set, frozenset)):
-        feed(h, sorted(x, key=repr))
-    else:
-        raise TypeError(f"cannot fingerprint a {type(x).__name__}: {x!r}")
-
-
 def digest(x: Any) -> bytes:
-    h = hashlib.sha256()
-    feed(h, x)
-    return h.digest()
+    """sha256 of Fight 5's canonical, type-tagged byte form of ``x`` (``check_identical.feed``)."""
+    return fingerprint(x, hashlib.sha256)
 
 
-def sample(mask: np.ndarray, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
-
-
-class GameLog:
-    """Step records of one game: their hash at hand-out time, and the objects themselves."""
-
-    def __init__(self) -> None:
-        self.objects: list[Any] = []
-        self.digests: list[bytes] = []
-
-    def add(self, record: Any) -> None:
-        self.objects.append(record)
-        self.digests.append(digest(record))
-
-    def finish(self, where: str) -> bytes:
-        """Re-hash everything handed out; fail if anything changed since; return the game hash."""
-        for i, (obj, d) in enumerate(zip(self.objects, self.digests)):
-            if digest(obj) != d:
-                raise AssertionError(f"{where}: an object handed out at record {i} was changed later by the env")
-        return hashlib.sha256(b"".join(self.digests)).digest()
+def new_log() -> GameLog:
+    """Fight 5's ``GameLog`` (records hashed at hand-out time, re-hashed at the end), with sha256."""
+    return GameLog(hashlib.sha256)
 
 
 def play_aec(aec: Any, seed: int, options: dict[str, Any] | None, illegal_at: int | None = None) -> bytes:
     from fight_envs.games.fight_klub.record import replay
 
     rng = np.random.default_rng(10_000 + seed)
-    log = GameLog()
+    log = new_log()
     base = aec.unwrapped
     aec.reset(seed=seed, options=options)
     log.add(("reset", dict(base.infos), base.agent_selection))
@@ -154,7 +106,7 @@ def play_engine(decks: list[Any], seed: int, ask: bool) -> bytes:
     rng = np.random.default_rng(30_000 + seed)
     game = FightKlubGame(DEFAULT_POOL, decks, FightKlubConfig(ask_moot_orders=ask))
     game.new_game(np.random.default_rng(seed))
-    log = GameLog()
+    log = new_log()
 
     def view(g: Any) -> tuple[Any, ...]:
         return ([encode(g, s) for s in (0, 1)], [g.legal_action_mask(s) for s in (0, 1)],
@@ -215,7 +167,7 @@ def fingerprints(seeds: int) -> dict[str, str]:
 
 def _play_build(env: Any, seed: int) -> bytes:
     rng = np.random.default_rng(50_000 + seed)
-    log = GameLog()
+    log = new_log()
     base = env.unwrapped
     env.reset(seed=seed)
     for agent in env.agent_iter():
@@ -248,6 +200,7 @@ def reference_from_commit(commit: str, seeds: int, overlay: list[str]) -> dict[s
                 shutil.copyfile(ROOT / rel, tree / rel)
         script = tree / "benchmarks" / Path(__file__).name
         shutil.copyfile(__file__, script)
+        shutil.copyfile(Path(__file__).with_name("check_identical.py"), script.with_name("check_identical.py"))  # its hashing
         out = where / "reference.json"
         env = {**os.environ, "PYTHONPATH": str(tree) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         subprocess.run([sys.executable, str(script), "--seeds", str(seeds), "--save", str(out), "--expect-root", str(tree)],

@@ -239,11 +239,19 @@ def fingerprints(games: int) -> dict[str, dict[str, str]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=20, help="seeded games per player count (default 20)")
+def check_main(argv: list[str] | None, *, description: str, fingerprints: Callable[[int], dict[str, dict[str, str]]],
+               default_games: int, default_reference: Path, unit: str, cell_name: Callable[[str, str], str],
+               summary: Callable[[dict[str, dict[str, str]], int], str]) -> int:
+    """The command line every fingerprint check shares (``--games``, ``--save``, ``--reference``).
+
+    Exit status 0: identical to the reference; 1: different (the cells named); 2: the reference
+    holds another number of games per ``unit``.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--games", type=int, default=default_games,
+                        help=f"seeded games per {unit} (default {default_games})")
     parser.add_argument("--save", type=Path, help="write the fingerprints to this file instead of checking")
-    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="fingerprints to compare against")
+    parser.add_argument("--reference", type=Path, default=default_reference, help="fingerprints to compare against")
     args = parser.parse_args(argv)
     EnvLogger.suppress_output()  # the illegal-action games would print PettingZoo's warning each time
     prints = fingerprints(args.games)
@@ -253,20 +261,23 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     ref = json.loads(args.reference.read_text())
     if ref["games"] != args.games:
-        print(f"the reference holds {ref['games']} games per player count; rerun with --games {ref['games']}")
+        print(f"the reference holds {ref['games']} games per {unit}; rerun with --games {ref['games']}")
         return 2
-    diffs = [
-        f"{form} with {n} players"
-        for form, per_n in ref["fingerprints"].items()
-        for n, h in per_n.items()
-        if prints.get(form, {}).get(n) != h
-    ]
+    diffs = [cell_name(form, cell) for form, per in ref["fingerprints"].items() for cell, h in per.items()
+             if prints.get(form, {}).get(cell) != h]
     if diffs:
         print("DIFFERENT from the reference: " + "; ".join(diffs))
         return 1
-    counts = f"{len(prints)} forms x {len(PLAYER_COUNTS)} player counts, {args.games} games each"
-    print(f"identical to {args.reference.name}: {counts}")
+    print(f"identical to {args.reference.name}: {summary(prints, args.games)}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return check_main(argv, description=__doc__.split("\n\n")[0], fingerprints=fingerprints, default_games=20,
+                      default_reference=DEFAULT_REFERENCE, unit="player count",
+                      cell_name=lambda form, n: f"{form} with {n} players",
+                      summary=lambda prints, games: f"{len(prints)} forms x {len(PLAYER_COUNTS)} player counts, "
+                                                    f"{games} games each")
 
 
 if __name__ == "__main__":

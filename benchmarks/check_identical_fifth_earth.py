@@ -41,18 +41,15 @@ numpy's ``Generator`` streams: after a numpy upgrade, regenerate it from a known
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from check_identical import GameLog, illegal_action, sample
+from check_identical import GameLog, check_main, illegal_action, sample
 from check_identical import digest as fingerprint
-from pettingzoo.utils.env_logger import EnvLogger
 
 from fight_envs import fifth_earth_v0
 from fight_envs.games.fifth_earth.cards import load_cards
@@ -187,30 +184,12 @@ def fingerprints(games: int) -> dict[str, dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=8, help="seeded games per configuration and player count")
-    parser.add_argument("--save", type=Path, help="write the fingerprints to this file instead of checking")
-    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="fingerprints to compare against")
-    args = parser.parse_args(argv)
-    EnvLogger.suppress_output()  # the illegal-action games would print PettingZoo's warning each time
-    prints = fingerprints(args.games)
-    if args.save is not None:
-        args.save.write_text(json.dumps({"games": args.games, "fingerprints": prints}, indent=2) + "\n")
-        print(f"wrote {args.save}")
-        return 0
-    ref = json.loads(args.reference.read_text())
-    if ref["games"] != args.games:
-        print(f"the reference holds {ref['games']} games per cell; rerun with --games {ref['games']}")
-        return 2
-    diffs = [f"{form} {cell}" for form, per in ref["fingerprints"].items() for cell, h in per.items()
-             if prints.get(form, {}).get(cell) != h]
-    if diffs:
-        print("DIFFERENT from the reference: " + "; ".join(diffs))
-        return 1
     cells = len(CONFIGS) * len(PLAYER_COUNTS)
-    print(f"identical to {args.reference.name}: {len(prints)} forms x {cells} configurations and player counts, "
-          f"{args.games} games each (aec_env)")
-    return 0
+    return check_main(argv, description=__doc__.split("\n\n")[0], fingerprints=fingerprints, default_games=8,
+                      default_reference=DEFAULT_REFERENCE, unit="configuration and player count",
+                      cell_name=lambda form, cell: f"{form} {cell}",
+                      summary=lambda prints, games: f"{len(prints)} forms x {cells} configurations and player counts, "
+                                                    f"{games} games each (aec_env)")
 
 
 if __name__ == "__main__":

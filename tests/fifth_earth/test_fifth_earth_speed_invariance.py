@@ -2,7 +2,7 @@
 
 The env keeps the seat-independent part of the observation per ``game.table_version``, reuses an
 agent's info dict while it is unchanged; the engine builds the mask from bytes, keeps hand sizes
-per version and draws the dice from the generator's raw words. These tests compare each against a
+per version, and rolls its dice with ``Generator.integers``. These tests compare each against a
 fresh computation at every step of seeded games (the dice against ``Generator.integers``), so a state change that forgets to bump a version (or a shortcut that drifts from the rule)
 fails here. ``benchmarks/check_identical_fifth_earth.py`` pins the same against the code before
 the speed work.
@@ -124,10 +124,10 @@ def test_mask_from_bytes_follows_the_rule_on_random_hands() -> None:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_dice_from_raw_words_are_generator_integers(seed: int) -> None:
-    """The engine's dice (drawn from the generator's raw words) are ``Generator.integers(1, 7)``'s
-    faces, interleaved with other draws from the same generator (deals, shuffles), and reading
-    ``game.rng`` at any point shows exactly the state ``integers`` would have left."""
+def test_dice_are_generator_integers(seed: int) -> None:
+    """The engine's dice are ``Generator.integers(1, 7)``'s faces, interleaved with other draws from
+    the same generator (deals, shuffles), and ``game.rng``'s state at any point is exactly the one
+    numpy alone would have left: records and seeded games replay by that stream."""
     plan = np.random.default_rng(1000 + seed)
     game = FifthEarthGame(FifthEarthConfig(num_players=2))
     game.new_game(np.random.default_rng(seed))
@@ -138,7 +138,7 @@ def test_dice_from_raw_words_are_generator_integers(seed: int) -> None:
             k = int(plan.integers(1, 8))
             assert game._faces(k) == twin.integers(1, 7, size=k).tolist(), f"step {step}"
         elif kind < 0.85:
-            clone = game.clone()  # a clone carries the kept half-word with its own generator
+            clone = game.clone()  # a clone draws from its own copy of the generator
             k = int(plan.integers(1, 8))
             assert clone._faces(k) == copy.deepcopy(twin).integers(1, 7, size=k).tolist()
         elif kind < 0.95:

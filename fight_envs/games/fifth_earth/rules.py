@@ -89,10 +89,6 @@ RUN_OK = np.array([[all(p >> s & 1 for s in range(length)) for length in RUN_LEN
 """RUN_OK[held stages as 4 bits, k]: a run of length RUN_LENGTHS[k] (stages 1..length) can be laid."""
 _CHARACTER_WORDS = struct.Struct(f"<{NUM_CHARACTERS}I").unpack
 """A hand row's 100 bytes (int8 0/1) as one little-endian 32-bit word per character: its four stage bytes."""
-_LOW32 = 0xFFFFFFFF
-_DIE_REJECT = (_LOW32 - 5) % 6
-"""numpy's bounded draw of one die (``Generator.integers(1, 7)``, Lemire's method on a 32-bit word u):
-``m = u * 6``, rejected while ``m``'s low 32 bits are below this threshold (4), the face ``1 + (m >> 32)``."""
 _RUN_BYTES = {sum(((p >> s) & 1) << (8 * s) for s in range(NUM_STAGES)): bytes(RUN_OK[p].astype(np.int8)) for p in range(16)}
 """A character's word (``_CHARACTER_WORDS``) -> its three run-mask bytes (lengths 2, 3, 4); the mask
 is built from bytes, cheaper than numpy operations on a 25 x 4 grid."""
@@ -330,23 +326,6 @@ class FifthEarthGame:
         cache of the seat-independent part of the observation on it."""
         self._mask_cache: tuple[int, int, np.ndarray] | None = None
         self._sizes_cache: tuple[int, list[int]] | None = None
-        self._dice_buf: list[int] | None = None
-        """The 32-bit half-word the generator holds for its next 32-bit draw, kept here while dice are
-        drawn from raw words (``_generator_faces``); None: the generator holds it (``_sync_rng``)."""
-        self._dice_hi = 0
-        """The high half of the last raw word drawn for dice (what the generator's state would keep)."""
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The game's generator (dice, deals, power-deck shuffles); reading it hands back any
-        half-word held for the dice first, so its state is exactly the one ``integers`` would leave."""
-        self._sync_rng()
-        return self._rng
-
-    @rng.setter
-    def rng(self, rng: np.random.Generator) -> None:
-        self._rng = rng
-        self._dice_buf = None
 
     # ------------------------------------------------------------------ setup
     def new_game(self, rng: np.random.Generator, deals: list[DestinationDeal] | None = None,
@@ -430,59 +409,9 @@ class FifthEarthGame:
         while fixed and len(out) < count:
             out.append(fixed.pop(0))
         if len(out) < count:
-            out += self._generator_faces(count - len(out))
+            out += self.rng.integers(1, 7, size=count - len(out)).tolist()
         self.dice_log += out
         return out
-
-    def _generator_faces(self, count: int) -> list[int]:
-        """``count`` faces from the generator: the values, and the generator's stream after them, of
-        ``rng.integers(1, 7, size=count)``, drawn from raw 64-bit words (a Python-level call that costs
-        less than half of ``integers``). numpy draws each die from one 32-bit word (``next_uint32``:
-        the low half of a fresh 64-bit word, the high half kept for the next draw) by Lemire's method
-        (``_DIE_REJECT``); the kept half lives in ``_dice_buf`` until ``_sync_rng`` hands it back.
-        Only for PCG64 (the generator every env makes); any other bit generator draws by ``integers``."""
-        buf = self._dice_buf
-        if buf is None:
-            bg = self._rng.bit_generator
-            if type(bg) is not np.random.PCG64:
-                return self._rng.integers(1, 7, size=count).tolist()
-            state = bg.state
-            buf = self._dice_buf = [state["uinteger"]] if state["has_uint32"] else []
-            self._dice_hi = state["uinteger"]
-        need = count - len(buf)
-        if need > 0:
-            raw = self._rng.bit_generator.random_raw
-            for w in (raw((need + 1) >> 1).tolist() if need > 2 else (raw(),)):
-                buf.append(w & _LOW32)
-                buf.append(w >> 32)
-            self._dice_hi = buf[-1]
-        out: list[int] = []
-        i = 0
-        while len(out) < count:
-            if i == len(buf):  # a rejected word (probability 1e-9 a die) called for one more
-                w = self._rng.bit_generator.random_raw()
-                buf.append(w & _LOW32)
-                buf.append(w >> 32)
-                self._dice_hi = buf[-1]
-            m = buf[i] * 6
-            i += 1
-            if m & _LOW32 >= _DIE_REJECT:
-                out.append(1 + (m >> 32))
-        del buf[:i]
-        return out
-
-    def _sync_rng(self) -> None:
-        """Hand the half-word kept by ``_generator_faces`` back to the generator (before any other draw
-        from it, or anyone reading it): its state becomes exactly the one ``integers`` would have left."""
-        buf = self._dice_buf
-        if buf is None:
-            return
-        bg = self._rng.bit_generator
-        state = bg.state
-        state["has_uint32"] = 1 if buf else 0
-        state["uinteger"] = buf[0] if buf else self._dice_hi
-        bg.state = state
-        self._dice_buf = None
 
     def roll_order(self, players: list[int], what: str, places: int | None = None) -> list[int]:
         """``players`` from the highest dice total down; tied players re-roll among themselves.
@@ -593,7 +522,7 @@ class FifthEarthGame:
         if b is not None:
             g.battle = Battle(list(b.players), b.fight, b.first, list(b.lay_order),
                               {p: list(c) for p, c in b.laid.items()}, dict(b.wins))
-        g._rng = copy.deepcopy(self._rng)  # its state as it is: the dice half-word (_dice_buf) is copied above
+        g.rng = copy.deepcopy(self.rng)
         return g
 
     def determinize(self, seat: int, rng: np.random.Generator) -> FifthEarthGame:

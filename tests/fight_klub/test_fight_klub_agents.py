@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fight_envs import fight_klub_v0
 from fight_envs.agents.base import RandomAgent
 from fight_envs.agents.evaluate import evaluate
 from fight_envs.agents.fight_klub import HeuristicAgent, PlayAnythingAgent
 from fight_envs.agents.registry import list_agents, make_agent
-from fight_envs import fight_klub_v0
 
 
 def test_registry_lists_the_baselines() -> None:
@@ -20,17 +20,8 @@ def test_registry_lists_the_baselines() -> None:
 
 @pytest.mark.parametrize("agent", [HeuristicAgent(0), PlayAnythingAgent(0)], ids=["heuristic", "play_anything"])
 def test_baselines_play_legal_actions_only(agent) -> None:
-    env = fight_klub_v0.raw_env()  # raw: an illegal action would raise
-    for seed in range(3):
-        env.reset(seed=seed)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = agent.act(obs["observation"], obs["action_mask"])
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+    for _env, _name, obs, action in _self_play(agent, range(3)):  # raw env: an illegal action would raise
+        assert obs["action_mask"][action] == 1
 
 
 def test_heuristic_beats_random_in_duplicate_matches() -> None:
@@ -40,10 +31,10 @@ def test_heuristic_beats_random_in_duplicate_matches() -> None:
     assert np.isfinite(heuristic.win_rate)
 
 
-def _heuristic_decisions(kind: str, seeds: range):  # type: ignore[no-untyped-def]
-    """(game, seat, observation, mask, action) at every ``kind`` decision with a choice, two heuristics playing."""
+def _self_play(agent, seeds: range):  # type: ignore[no-untyped-def]
+    """(env, agent name, observation, action) at every decision of ``agent`` playing both seats of
+    the raw env, yielded before the action is applied."""
     env = fight_klub_v0.raw_env()
-    agent = HeuristicAgent(0)
     for seed in seeds:
         env.reset(seed=seed)
         for name in env.agent_iter():
@@ -52,9 +43,15 @@ def _heuristic_decisions(kind: str, seeds: range):  # type: ignore[no-untyped-de
                 env.step(None)
                 continue
             action = agent.act(obs["observation"], obs["action_mask"])
-            if env.decision_kind(name) == kind and obs["action_mask"].sum() > 1:
-                yield env.game, env.seat[name], obs, action
+            yield env, name, obs, action
             env.step(action)
+
+
+def _heuristic_decisions(kind: str, seeds: range):  # type: ignore[no-untyped-def]
+    """(game, seat, observation, action) at every ``kind`` decision with a choice, two heuristics playing."""
+    for env, name, obs, action in _self_play(HeuristicAgent(0), seeds):
+        if env.decision_kind(name) == kind and obs["action_mask"].sum() > 1:
+            yield env.game, env.seat[name], obs, action
 
 
 def test_heuristic_resolves_the_lowest_stakes_fight_first() -> None:

@@ -3,7 +3,7 @@
 Owns: the per-agent space accessors and ``close``, the AEC reset bookkeeping (rewards,
 cumulative rewards, end flags) and dead-step handling, the spaces of a dict observation with an
 action mask, the render-mode check and rendering (text, or a picture for ``rgb_array``), and ``wrap_aec`` (PettingZoo's standard
-wrappers). Each env module keeps its own rules, observations, infos and rewards.
+wrappers, fused into one layer: ``StandardWrapper``). Each env module keeps its own rules, observations, infos and rewards.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from fight_envs.core.errors import ConfigError
 
@@ -109,8 +110,150 @@ def render_text_mode(render_mode: str | None, text: Callable[[], str], stackleve
     return out
 
 
-def wrap_aec(raw: AECEnv, illegal_reward: float) -> AECEnv:
-    """``raw`` with PettingZoo's standard wrappers: an illegal move ends the game with ``illegal_reward``."""
+class StandardWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's standard AEC stack, ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(raw)))``, fused into one layer with the same behaviour.
+
+    Why: each of the three layers forwards every attribute read (``agent_selection``, ``rewards``,
+    ``terminations`` ...) through ``__getattr__``, so a plain ``last()`` + ``step()`` loop paid for
+    about thirty forwarding calls a decision, more than some of our engines take to play the move.
+    Here the hot attributes are properties one hop from the raw env, and ``step`` runs the three
+    wrappers' checks in their order:
+
+    * OrderEnforcing: ``step``/``observe``/``render``/``state``/``agent_iter`` before ``reset`` are
+      errors, reading ``rewards``, ``agents`` ... before ``reset`` raises ``AttributeError``, a step
+      with no agents left warns and does nothing;
+    * AssertOutOfBounds: an action outside the action space (``None`` only for an ended agent)
+      fails the same ``assert``;
+    * TerminateIllegal: the mask of the current agent's last observation (observed now if it was
+      not) judges the action; an illegal one ends the game for everyone with ``illegal_reward`` to
+      the mover, 0 to the others, and PettingZoo's warning.
+
+    It subclasses ``OrderEnforcingWrapper`` so ``agent_iter``'s order check and ``isinstance``
+    tests hold. ``tests/library/test_standard_wrapper.py`` plays every env through this and through
+    PettingZoo's three wrappers side by side (illegal, out-of-range and after-the-end actions
+    included) and requires the same observations, rewards, flags, infos, warnings and errors.
+    """
+
+    def __init__(self, env: AECEnv, illegal_reward: float):
+        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._prev_obs: Any = None
+        self._prev_info: Any = None
+        self._terminated = False  # ended by an illegal move
+
+    # -- the attributes a loop reads every decision (OrderEnforcing refuses them before reset) --
+    def _refuse(self, name: str) -> Any:
+        raise AttributeError(f"{name} cannot be accessed before reset")
+
+    agent_selection = property(
+        lambda self: self.env.agent_selection if self._has_reset else self._refuse("agent_selection"),
+        lambda self, v: setattr(self.env, "agent_selection", v))
+    agents = property(lambda self: self.env.agents if self._has_reset else self._refuse("agents"),
+                      lambda self, v: setattr(self.env, "agents", v))
+    rewards = property(lambda self: self.env.rewards if self._has_reset else self._refuse("rewards"),
+                       lambda self, v: setattr(self.env, "rewards", v))
+    terminations = property(
+        lambda self: self.env.terminations if self._has_reset else self._refuse("terminations"),
+        lambda self, v: setattr(self.env, "terminations", v))
+    truncations = property(
+        lambda self: self.env.truncations if self._has_reset else self._refuse("truncations"),
+        lambda self, v: setattr(self.env, "truncations", v))
+    infos = property(lambda self: self.env.infos if self._has_reset else self._refuse("infos"),
+                     lambda self, v: setattr(self.env, "infos", v))
+    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards,
+                                   lambda self, v: setattr(self.env, "_cumulative_rewards", v))
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.agents)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+        self._prev_obs = None
+        self._prev_info = None
+        self.env.reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._observe(agent)
+
+    def _observe(self, agent: str) -> Any:
+        """TerminateIllegal's observe: remember what the current agent was shown."""
+        raw = self.env
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self.env
+        agent = raw.agent_selection
+        observation = self._observe(agent) if observe else None
+        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action: Any) -> None:
+        # OrderEnforcingWrapper
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        # AssertOutOfBoundsWrapper
+        agent = raw.agent_selection
+        ended = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and ended) or raw.action_space(agent).contains(action), (
+            "action is not in action space"
+        )
+        # TerminateIllegalWrapper
+        if self._prev_obs is None:
+            self._observe(agent)
+        if isinstance(self._prev_obs, dict):
+            assert "action_mask" in self._prev_obs, "`action_mask` not found in dictionary observation"
+            mask = self._prev_obs["action_mask"]
+        else:
+            assert self._prev_info is not None and "action_mask" in self._prev_info, (
+                "`action_mask` not found in info for non-dictionary observation")
+            mask = self._prev_info["action_mask"]
+        self._prev_obs = None
+        self._prev_info = None
+        if self._terminated and ended:
+            raw._was_dead_step(action)
+        elif not ended and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
+
+
+def pettingzoo_stack(raw: AECEnv, illegal_reward: float) -> AECEnv:
+    """PettingZoo's own three wrappers, the reference ``StandardWrapper`` is tested against."""
     aec = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
     aec = wrappers.AssertOutOfBoundsWrapper(aec)
     return wrappers.OrderEnforcingWrapper(aec)
+
+
+def wrap_aec(raw: AECEnv, illegal_reward: float) -> AECEnv:
+    """``raw`` behind PettingZoo's standard wrappers, fused (``StandardWrapper``): an illegal move
+    ends the game with ``illegal_reward``."""
+    return StandardWrapper(raw, illegal_reward)

@@ -215,9 +215,11 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         # AssertOutOfBoundsWrapper
         agent = raw.agent_selection
         ended = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and ended) or raw.action_space(agent).contains(action), (
-            "action is not in action space"
-        )
+        space = raw.action_space(agent)
+        if type(action) is int and type(space) is spaces.Discrete:  # Discrete.contains, without numpy
+            assert space.start <= action < space.start + space.n, "action is not in action space"
+        else:
+            assert (action is None and ended) or space.contains(action), "action is not in action space"
         # TerminateIllegalWrapper
         if self._prev_obs is None:
             self._observe(agent)

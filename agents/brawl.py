@@ -23,7 +23,7 @@ deck, ``reward="rank"``), one heuristic against copies of the other agent, seed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,10 @@ def deck_of_size(total: int) -> np.ndarray:
     return _DECKS.get(int(total), DEFAULT_CARDS.deck)
 
 
+_S = {name: sl for name, sl in OBS_SLICES.items()}
+_ROW = NUM_CARD_TYPES
+
+
 @dataclass(frozen=True)
 class BrawlView:
     """One Brawl observation, decoded. Seats are relative: 0 is me, 1 my left neighbour, ..."""
@@ -83,57 +87,91 @@ class BrawlView:
     """Relative seat of the battle's current aggressor, -1 if none."""
     battle_attacks: int
     direction_cw: bool
+    lists: tuple = field(default=(), repr=False, compare=False)
+    """The same counts as Python lists (hand, hand sizes, known rows, unseen, fighting), which the
+    heuristic reads: indexing numpy arrays one element at a time cost over half of its time."""
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    """``p_answer`` results of this view, by (seat, cards): an attack's key asks the same ones again."""
 
     @classmethod
     def decode(cls, obs: np.ndarray) -> BrawlView:
-        o = np.asarray(obs, dtype=np.float64)
+        a = np.asarray(obs)
+        o = a.tolist()
+        r = np.rint(a).astype(np.int64).tolist()  # the counts, rounded once
 
-        def block(name: str) -> np.ndarray:
-            return o[OBS_SLICES[name]]
+        def ints(name: str) -> list[int]:
+            return r[_S[name]]
 
-        n = round(float(block("present").sum()))
-        hand = np.rint(block("hand")).astype(np.int64)
-        known = np.rint(block("known")).astype(np.int64).reshape(MAX_PLAYERS, NUM_CARD_TYPES)[:n]
-        seen = hand + np.rint(block("discard")).astype(np.int64) + np.rint(block("table")).astype(np.int64)
-        seen += known.sum(axis=0)
-        spent = round(float(o[OBS_SLICES["chaos_spent"].start]))
+        n = sum(r[_S["present"]])
+        hand = ints("hand")
+        flat = ints("known")
+        known = [flat[k * _ROW:(k + 1) * _ROW] for k in range(n)]
+        discard, table = ints("discard"), ints("table")
+        spent = r[_S["chaos_spent"].start]
+        seen = [hand[c] + discard[c] + table[c] + sum(row[c] for row in known) for c in range(_ROW)]
         seen[CHAOS] += spent
-        sizes = np.rint(block("hand_sizes")[:n]).astype(np.int64)
-        total = int(sizes.sum()) + round(float(o[OBS_SLICES["draw_pile"].start])) + spent + int(
-            np.rint(block("discard")).sum() + np.rint(block("table")).sum())
-        attack = block("attack")
-        attacker = block("attacker")
+        sizes = ints("hand_sizes")[:n]
+        total = sum(sizes) + r[_S["draw_pile"].start] + spent + sum(discard) + sum(table)
+        deck = deck_of_size(total).tolist()
+        unseen = [max(deck[c] - seen[c], 0) for c in range(_ROW)]
+        fighting = [x > 0.5 for x in o[_S["fighting"]][:n]]
+
+        def first_max(name: str) -> int:
+            block = o[_S[name]]
+            top = max(block)
+            return block.index(top) if top > 0 else -1
+
+        phase = o[_S["phase"]]
         return cls(
             num_players=n,
-            hand=hand,
-            hand_sizes=sizes,
-            fighting=block("fighting")[:n] > 0.5,
-            known=known,
-            unseen=np.maximum(deck_of_size(total) - seen, 0),
-            phase=Phase(int(block("phase").argmax())),
-            attack=int(attack.argmax()) if attack.max() > 0 else -1,
-            attacker=int(attacker.argmax()) if attacker.max() > 0 else -1,
-            battle_attacks=round(float(o[OBS_SLICES["battle_attacks"].start])),
-            direction_cw=bool(o[OBS_SLICES["direction"].start] > 0.5),
+            hand=np.array(hand, dtype=np.int64),
+            hand_sizes=np.array(sizes, dtype=np.int64),
+            fighting=np.array(fighting, dtype=bool),
+            known=np.array(known, dtype=np.int64).reshape(n, _ROW),
+            unseen=np.array(unseen, dtype=np.int64),
+            phase=Phase(phase.index(max(phase))),
+            attack=first_max("attack"),
+            attacker=first_max("attacker"),
+            battle_attacks=r[_S["battle_attacks"].start],
+            direction_cw=o[_S["direction"].start] > 0.5,
+            lists=(hand, sizes, known, unseen, fighting),
         )
+
+    def _lists(self) -> tuple:
+        if self.lists:
+            return self.lists
+        lists = (self.hand.tolist(), self.hand_sizes.tolist(), self.known.tolist(), self.unseen.tolist(),
+                 self.fighting.tolist())
+        object.__setattr__(self, "lists", lists)
+        return lists
 
     def next_fighter(self, step: int) -> int:
         """Relative seat of the next fighter still fighting going clockwise (+1) or not (-1)."""
         n = self.num_players
+        fighting = self._lists()[4]
         for k in range(1, n):
             s = (step * k) % n
-            if self.fighting[s]:
+            if fighting[s]:
                 return s
         return 0
 
     def p_answer(self, seat: int, cards: tuple[int, ...]) -> float:
         """Probability that relative ``seat`` holds at least one card of the types ``cards``
         (known cards count as held; its hidden cards drawn without replacement from ``unseen``)."""
-        if any(self.known[seat, c] > 0 for c in cards):
+        key = (seat, cards)
+        p = self.cache.get(key)
+        if p is None:
+            p = self.cache[key] = self._p_answer(seat, cards)
+        return p
+
+    def _p_answer(self, seat: int, cards: tuple[int, ...]) -> float:
+        _, sizes, known, unseen, _ = self._lists()
+        row = known[seat]
+        if any(row[c] > 0 for c in cards):
             return 1.0
-        hidden = int(self.hand_sizes[seat] - self.known[seat].sum())
-        pool = int(self.unseen.sum())
-        good = int(sum(self.unseen[c] for c in cards))
+        hidden = sizes[seat] - sum(row)
+        pool = sum(unseen)
+        good = sum(unseen[c] for c in cards)
         if hidden <= 0 or good == 0:
             return 0.0
         if hidden > pool - good:
@@ -181,26 +219,23 @@ class HeuristicAgent(Agent):
         if legal.size == 1:
             return int(legal[0])
         v = BrawlView.decode(observation)
-        m = np.asarray(action_mask) > 0
+        m = (np.asarray(action_mask) > 0).tolist()
+        hand, sizes, _, _, fighting = v._lists()
         if v.phase == Phase.CHAOS_DIRECTION:
             cw, ccw = v.next_fighter(1), v.next_fighter(-1)
-            return CLOCKWISE if v.hand_sizes[cw] <= v.hand_sizes[ccw] else COUNTER_CLOCKWISE
+            return CLOCKWISE if sizes[cw] <= sizes[ccw] else COUNTER_CLOCKWISE
         if v.phase == Phase.WINDOW:
-            others = [s for s in range(1, v.num_players) if v.fighting[s]]
-            threat = min((int(v.hand_sizes[s]) for s in others), default=99)
+            threat = min((sizes[s] for s in range(1, v.num_players) if fighting[s]), default=99)
             return CHAOS if threat <= CHAOS_THREAT and m[CHAOS] else PASS
         attacks = [c for c in range(NUM_ATTACKS) if m[c]]
         if v.phase == Phase.DEFEND:
             aggressor = v.attacker if v.attacker > 0 else v.next_fighter(1)
             matching = v.attack if v.attack >= 0 and m[v.attack] else -1
-            mine = [c for c in range(NUM_ATTACKS) if v.hand[c] > 0]
-            if m[COUNTER] and mine:
-                hand = v.hand.copy()
-                hand[COUNTER] -= 1
-                if min(self._risk(v, aggressor, c) for c in mine) < FOLLOW_RISK:
-                    return COUNTER
+            mine = [c for c in range(NUM_ATTACKS) if hand[c] > 0]
+            if m[COUNTER] and mine and min(self._risk(v, aggressor, c) for c in mine) < FOLLOW_RISK:
+                return COUNTER
             if m[JUMP] and v.attack >= 0:
-                follow = [c for c in attacks_of_element(element_of(v.attack)) if v.hand[c] > 0]
+                follow = [c for c in attacks_of_element(element_of(v.attack)) if hand[c] > 0]
                 if follow and min(self._risk(v, aggressor, c) for c in follow) < FOLLOW_RISK:
                     return JUMP
             for choice in (matching, BLOCK, DODGE, JUMP, COUNTER):
@@ -208,9 +243,7 @@ class HeuristicAgent(Agent):
                     return int(choice)
             return CHAOS if m[CHAOS] else PASS
         if attacks:
-            target = v.next_fighter(1) if v.phase == Phase.ATTACK else max(v.attacker, 0)
-            if v.phase == Phase.ATTACK:
-                target = self._attack_target(v)
+            target = self._attack_target(v) if v.phase == Phase.ATTACK else max(v.attacker, 0)
             return self._best_attack(v, attacks, target)
         if m[CHAOS] and v.phase == Phase.ATTACK:
             return CHAOS  # the alternative is drawing
@@ -227,14 +260,17 @@ class HeuristicAgent(Agent):
         return v.p_answer(target, (card,) + _ANSWERS)
 
     def _best_attack(self, v: BrawlView, attacks: list[int], target: int) -> int:
+        hand = v._lists()[0]
+
         def key(c: int) -> tuple[float, float, float, float]:
             punch, kick = attacks_of_element(element_of(c))
-            both = v.hand[punch] > 0 and v.hand[kick] > 0
+            both = hand[punch] > 0 and hand[kick] > 0
             return (round(self._risk(v, target, c), 6), round(v.p_answer(target, (c,)), 6), -float(both),
-                    -float(v.hand[c]))
+                    -float(hand[c]))
 
-        best = min(key(c) for c in attacks)
-        tied = [c for c in attacks if key(c) == best]
+        keys = {c: key(c) for c in attacks}
+        best = min(keys.values())
+        tied = [c for c in attacks if keys[c] == best]
         return int(tied[int(self.rng.integers(len(tied)))])
 
 

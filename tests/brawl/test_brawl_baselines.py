@@ -4,14 +4,16 @@ in duplicate matches (every deal played from every seat) with ``fight_envs.agent
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from fight_envs import brawl_v0
 from fight_envs.agents.base import RandomAgent
 from fight_envs.agents.brawl import BrawlView, HeuristicAgent
 from fight_envs.agents.evaluate import evaluate
 from fight_envs.agents.registry import list_agents, make_agent
-from fight_envs import brawl_v0
 from fight_envs.games.brawl.observe import encode
 
 
@@ -35,6 +37,13 @@ def test_view_decodes_what_the_engine_holds() -> None:
     assert v.num_players == 5 and v.hand.tolist() == g.hands[2].tolist()
     assert v.hand_sizes.tolist() == [g.hand_size(s) for s in (2, 3, 4, 0, 1)]
     assert (v.unseen >= 0).all() and v.unseen.sum() == g.cards.deck_size - g.hand_size(2)
+    # the Python lists the heuristic reads hold the same counts as the arrays (a view built from
+    # arrays alone derives them), and the cached answer probabilities match a fresh computation
+    bare = replace(v, lists=(), cache={})
+    assert bare._lists() == v._lists()
+    for seat in range(5):
+        for cards in ((0,), (3, 8, 9), tuple(range(13))):
+            assert v.p_answer(seat, cards) == v.p_answer(seat, cards) == bare._p_answer(seat, cards)
 
 
 @pytest.mark.parametrize("n", [2, 3, 8])

@@ -109,6 +109,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "deck_pool": "None | 'random' | list of preconstructed deck names",
             "max_turns": ">= 1",
             "ask_moot_orders": "False | True (ask every ordering, as the draft reads)",
+            "auto_decisions": "None (rules.AUTO_DEFAULT) | list of kinds of rules.AUTO_RULES resolved by rule; [] asks all",
             "render_mode": "None | 'ansi' | 'human'",
             "viewer": "None | 0 | 1",
             "cards": "None | path to a card-data JSON",

@@ -97,6 +97,8 @@ from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, obse
 from fight_envs.games.fight_klub.record import make_record
 from fight_envs.games.fight_klub.render import render_text
 from fight_envs.games.fight_klub.rules import (
+    AUTO_DEFAULT,
+    AUTO_RULES,
     DECISION_KINDS,
     NUM_ACTIONS,
     MAX_TURNS,
@@ -119,6 +121,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "deck_pool": None,
     "max_turns": MAX_TURNS,
     "ask_moot_orders": False,
+    "auto_decisions": None,
     "render_mode": None,
     "viewer": None,
     "cards": None,
@@ -126,6 +129,16 @@ ENV_OPTIONS: dict[str, Any] = {
     "mask_in_info": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
+
+
+def auto_kinds(option: Any) -> frozenset[str]:
+    """The ``auto_decisions`` option as ``FightKlubConfig.auto``: None gives ``rules.AUTO_DEFAULT``."""
+    if option is None:
+        return AUTO_DEFAULT
+    if isinstance(option, str) or not isinstance(option, (list, tuple, set, frozenset)):
+        raise ConfigError(f"auto_decisions must be None (the default set) or a list of decision kinds out of "
+                          f"{sorted(AUTO_RULES)}, got {safe_repr(option)}")
+    return frozenset(option)  # FightKlubConfig names any kind it cannot resolve
 
 
 def _deck_pair(decks: Any, what: str, pool: CardPool) -> list[DeckList]:
@@ -165,7 +178,8 @@ class raw_env(AECMixin, AECEnv):
             raise ConfigError(f"option 'deck_pool' must be 'random' or a non-empty list of deck names, got {pool_names!r}")
         else:
             self.deck_pool = [_one_deck(d, "option 'deck_pool'", self.pool) for d in pool_names]
-        self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"])
+        self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"],
+                                      auto=auto_kinds(opts["auto_decisions"]))
         check_render_mode(opts["render_mode"])
         if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
             raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")

@@ -1,7 +1,7 @@
 """Scenario helpers for the Fight Klub tests: games with chosen stacks, and a scripted driver.
 
 ``new_game`` deals stacks and decks in a given order (in the draft-faithful mode that asks every
-ordering, ``ask_moot_orders=True``, unless told otherwise) (the named cards on top, the rest of the
+ordering and every choice, ``ask_moot_orders=True`` and ``auto=()``, unless told otherwise) (the named cards on top, the rest of the
 deck after them), ``empty_hands`` puts both hands back under the Draw deck, and ``play_until``
 drives the game with a fixed plain policy (pass if allowed, else option 0, else the first legal
 action) until the pending decision is of a given kind.
@@ -48,11 +48,11 @@ def ordered(ids: list[str], top: Sequence[str]) -> list[str]:
 
 def new_game(d0: str = "vega_blitz", d1: str = "hollow_control", drop: int = 0, fight0: Sequence[str] = (),
              fight1: Sequence[str] = (), draw0: Sequence[str] = (), draw1: Sequence[str] = (), max_turns: int = 40,
-             ask_moot_orders: bool = True) -> FightKlubGame:
+             ask_moot_orders: bool = True, auto: Sequence[str] = ()) -> FightKlubGame:
     decks: list[DeckList] = [POOL.decks[d0], POOL.decks[d1]]
     orders = [{"fight": ordered(decks[0].fight_ids(), fight0), "draw": ordered(decks[0].draw_ids(), draw0)},
               {"fight": ordered(decks[1].fight_ids(), fight1), "draw": ordered(decks[1].draw_ids(), draw1)}]
-    g = FightKlubGame(POOL, decks, FightKlubConfig(max_turns=max_turns, ask_moot_orders=ask_moot_orders))
+    g = FightKlubGame(POOL, decks, FightKlubConfig(max_turns=max_turns, ask_moot_orders=ask_moot_orders, auto=frozenset(auto)))
     g.new_game(np.random.default_rng(0), drop=drop, orders=orders)
     return g
 

@@ -1,4 +1,4 @@
-"""Moot orderings, character gametext in play, the env's input checks and record checks."""
+"""Moot orderings, decisions resolved by rule, character gametext in play, the env's input checks and record checks."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from fight_envs.games.fight_klub.rules import OPTION0, PASS, FightKlubConfig, Fi
 def _kinds(ask: bool, seeds: range) -> dict[str, int]:
     counts: dict[str, int] = {}
     for seed in seeds:
-        env = fight_klub_v0.raw_env(ask_moot_orders=ask)
+        env = fight_klub_v0.raw_env(ask_moot_orders=ask, auto_decisions=[])  # moot orderings only
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         while env.game.pending is not None:
@@ -55,7 +55,7 @@ def _one_character(**gametext: object) -> FightKlubGame:
     chars["captain_vega"] = dataclasses.replace(vega, **gametext)
     pool = type(POOL)(characters=chars, fight=POOL.fight, support=POOL.support, decks=POOL.decks,
                       fight_ids=POOL.fight_ids, support_ids=POOL.support_ids)
-    g = FightKlubGame(pool, [pool.decks["vega_blitz"], pool.decks["hollow_control"]], FightKlubConfig(ask_moot_orders=True))
+    g = FightKlubGame(pool, [pool.decks["vega_blitz"], pool.decks["hollow_control"]], FightKlubConfig(ask_moot_orders=True, auto=()))
     g.new_game(np.random.default_rng(0), drop=0)
     return g
 
@@ -191,3 +191,157 @@ def test_clash_text_is_asked_only_when_the_pick_can_matter(hollow_cards: int, mo
     assert ("clash_text" in kinds) == (ask or not moot)
     if moot and not ask:
         assert f.clash_text_of == 0 and f.winner is None  # The Drop's text, as the canonical pick
+
+
+def _asked(auto: object, seeds: range, agent: str = "random") -> dict[str, int]:
+    """How often each decision kind is asked over ``seeds`` (random play, or heuristic self-play)."""
+    from fight_envs.agents.fight_klub import HeuristicAgent
+
+    counts: dict[str, int] = {}
+    heuristic = HeuristicAgent(0)
+    for seed in seeds:
+        env = fight_klub_v0.raw_env(auto_decisions=auto)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while env.game.pending is not None:
+            kind = env.decision_kind(env.agent_selection)
+            counts[kind] = counts.get(kind, 0) + 1
+            if agent == "random":
+                action = int(rng.choice(env.game.pending.legal))
+            else:
+                o = env.observe(env.agent_selection)
+                action = heuristic.act(o["observation"], o["action_mask"])
+            env.step(action)
+    return counts
+
+
+def test_decisions_resolved_by_rule_are_never_asked_and_the_asking_mode_asks_them() -> None:
+    from fight_envs.games.fight_klub.rules import AUTO_DEFAULT, AUTO_RULES
+
+    every = _asked(sorted(AUTO_RULES), range(6))
+    assert not set(every) & set(AUTO_RULES)
+    default = _asked(None, range(6))
+    assert not set(default) & AUTO_DEFAULT
+    faithful = _asked([], range(6))
+    # the common ones are asked within six random games when nothing is resolved by rule
+    for kind in ("order_enhance", "choose_fight", "skirmish_order", "pay_generic", "burn", "order_setup"):
+        assert faithful.get(kind, 0) > 0, kind
+    assert sum(default.values()) > sum(every.values())
+    assert (sum(faithful.values()) > sum(default.values())) == bool(AUTO_DEFAULT)
+    env = fight_klub_v0.raw_env()
+    assert env.config.auto == AUTO_DEFAULT and fight_klub_v0.raw_env(auto_decisions=()).config.auto == frozenset()
+
+
+def test_auto_decisions_option_is_checked() -> None:
+    with pytest.raises(ConfigError, match=r"cannot be resolved by rule.*'burn'"):
+        fight_klub_v0.raw_env(auto_decisions=["enhance"])
+    with pytest.raises(ConfigError, match="auto_decisions must be None"):
+        fight_klub_v0.raw_env(auto_decisions="burn")
+    with pytest.raises(ConfigError, match="auto must be a set"):
+        FightKlubConfig(auto="burn")  # type: ignore[arg-type]
+
+
+def test_the_rules_are_the_heuristics_own_choices() -> None:
+    """Every rule of AUTO_RULES picks what the heuristic picks, so its self-play is the same game
+    whichever kinds are resolved by rule (the balance measured under it holds in every mode)."""
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.fight_klub import HeuristicAgent
+    from fight_envs.games.fight_klub.rules import AUTO_RULES
+
+    agents = [HeuristicAgent(0), HeuristicAgent(1)]
+    asked, ruled = fight_klub_v0.env(auto_decisions=[]), fight_klub_v0.env(auto_decisions=sorted(AUTO_RULES))
+    fewer = 0
+    for seed in range(6):
+        a, b = play_game(asked, agents, seed=seed), play_game(ruled, agents, seed=seed)
+        ga, gb = asked.unwrapped.game, ruled.unwrapped.game
+        assert list(a.returns) == list(b.returns) and [p.dealt for p in ga.players] == [p.dealt for p in gb.players]
+        assert [p.damage_stack for p in ga.players] == [p.damage_stack for p in gb.players]
+        fewer += len(ga.actions) - len(gb.actions)
+    assert fewer > 0
+
+
+def test_order_rules_the_drop_acts_last_in_enhance_and_score_first_otherwise() -> None:
+    g = new_game(drop=1, auto=("order_setup", "order_enhance", "order_score", "order_cooldown"))
+    d = g.pending
+    assert (d.kind, d.seat) == ("setup", 1)  # The Drop (seat 1) sets up first, without being asked
+    assert ("auto", "order_setup", 1) in g.log
+    play_until(g, "choose_fight")
+    act(g, 1, "choose_fight", OPTION0)
+    while g.pending.kind not in ("enhance", "order_enhance"):
+        g.apply_action(g.pending.seat, g.pending.legal[0])
+    assert ("auto", "order_enhance", 0) in g.log  # the other player (seat 0) first: The Drop acts last
+    assert g.pending.kind == "enhance" and g.pending.seat == 0
+
+
+def test_choose_fight_rule_takes_the_fewest_damage_markers_first() -> None:
+    # fights: h_finisher (5) vs v_focus (2), h_jab (1) vs v_jab (1), h_crush (3) vs v_heavy (3)
+    g = new_game(drop=0, fight0=["h_finisher", "h_jab", "h_crush"], fight1=["v_focus", "v_jab", "v_heavy"],
+                 auto=("choose_fight",))
+    empty_hands(g)
+    for _ in range(100):
+        if g.current is not None:
+            break
+        g.apply_action(g.pending.seat, PASS if PASS in g.pending.legal else g.pending.legal[0])
+    assert g.current == 1 and ("auto", "choose_fight", OPTION0 + 1) in g.log
+
+
+def test_clash_text_rule_takes_the_text_the_drop_wins_by() -> None:
+    # h_standoff (more Energy wins) vs v_patience (more cards in hand wins): Vega (The Drop) has the
+    # Energy, The Hollow the cards: Vega's own text wins for Vega; with Energy equal, the other's loses
+    # and Vega's ties, so Vega's is used either way; with Vega holding more cards, The Hollow's text
+    # (hand) gives Vega the win and is the one used
+    for vega_pool, vega_cards, hollow_cards, owner, winner in (([3, 0, 0], 0, 2, 0, 0), ([0, 0, 0], 0, 2, 0, None),
+                                                               ([0, 0, 0], 2, 0, 1, 0)):
+        g = new_game(fight0=["h_standoff"], fight1=["v_patience"], auto=("clash_text",))
+        empty_hands(g)
+        give(g, 0, *["h_slip"] * vega_cards)
+        give(g, 1, *["v_slip"] * hollow_cards)
+        play_until(g, "choose_fight")
+        g.players[0].pool, g.players[1].pool = list(vega_pool), [0, 0, 0]
+        f = g.fights[0]
+        kinds = _fight_kinds(g)
+        assert "clash_text" not in kinds
+        assert (f.clash_text_of, f.winner) == (owner, winner), (vega_pool, vega_cards, hollow_cards)
+
+
+def test_skirmish_order_rule_is_left_to_right() -> None:
+    g = new_game(fight0=["h_spirit_lash"], fight1=["v_switch"], auto=("skirmish_order",))
+    empty_hands(g)
+    play_until(g, "choose_fight")
+    kinds = _fight_kinds(g)
+    assert "skirmish_order" not in kinds
+    assert [e[1] for e in g.log if e[0] == "skirmish"] == [0, 1, 2]
+
+
+def test_pay_and_burn_rules_take_the_colour_held_most() -> None:
+    from fk_helpers import hand_action, resolve
+
+    from fight_envs.games.fight_klub.cards import Effect
+
+    g = new_game(drop=0, auto=("pay_generic", "burn"))
+    empty_hands(g)
+    give(g, 0, "h_training")  # generic 2
+    g.players[0].pool = [2, 3, 1]
+    act(g, 0, "order_setup", OPTION0)
+    act(g, 0, "setup", hand_action(g, 0, "h_training"))
+    assert g.players[0].pool == [1, 2, 1]  # green (3 held), then blue (2 of blue and green: the first)
+    g.players[1].pool = [1, 1, 2]
+    assert resolve(g, 0, (Effect("burn", 3, who="opponent"),)) == []
+    assert g.players[1].pool == [0, 0, 1]  # yellow (2), then blue (1 each: the first), then green
+
+
+def test_records_keep_the_kinds_resolved_by_rule() -> None:
+    from fight_envs.games.fight_klub.rules import AUTO_RULES
+
+    env = fight_klub_v0.raw_env(auto_decisions=sorted(AUTO_RULES))
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    while env.game.pending is not None:
+        env.step(int(rng.choice(env.game.pending.legal)))
+    record = env.game_record()
+    assert record["config"]["auto"] == sorted(AUTO_RULES)
+    game = replay(record)
+    assert game.config.auto == frozenset(AUTO_RULES) and [p.dealt for p in game.players] == record["damage"]
+    old = dict(record, config={"max_turns": record["config"]["max_turns"], "ask_moot_orders": False})
+    with pytest.raises(RecordError):  # a record without "auto" asked every choice: these actions do not fit it
+        replay(old)

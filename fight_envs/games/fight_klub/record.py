@@ -27,7 +27,8 @@ def make_record(game: FightKlubGame, seed: int | None, cards: str | None = None,
     return {
         "format": RECORD_FORMAT,
         "game": "fight_klub",
-        "config": {"max_turns": game.config.max_turns, "ask_moot_orders": game.config.ask_moot_orders},
+        "config": {"max_turns": game.config.max_turns, "ask_moot_orders": game.config.ask_moot_orders,
+                   "auto": sorted(game.config.auto)},
         "cards": None if cards is None else str(cards),
         "deck_lists": None if deck_lists is None else str(deck_lists),
         "seed": seed,
@@ -63,8 +64,8 @@ def replay(record: dict[str, Any], on_step: Callable[[FightKlubGame, int, int], 
         decks = [parse_deck(d, f"decks[{i}]") for i, d in enumerate(record["decks"])]
         for d in decks:
             validate_deck(d, pool)
-        # records written before ask_moot_orders existed asked every ordering
-        game = FightKlubGame(pool, decks, FightKlubConfig(**{"ask_moot_orders": True, **record["config"]}))
+        # records written before ask_moot_orders existed asked every ordering, and before auto every choice
+        game = FightKlubGame(pool, decks, FightKlubConfig(**{"ask_moot_orders": True, "auto": (), **record["config"]}))
         game.new_game(np.random.default_rng(0), drop=record["drop"], orders=record["orders"])
     except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:  # FightEnvsError is a ValueError
         raise RecordError(f"record has a bad config, deck or order ({type(exc).__name__}: {exc}); 'config' must be the "

@@ -88,6 +88,27 @@ class Decision:
     legal: tuple[int, ...]
 
 
+AUTO_RULES = {
+    "order_setup": "The Drop takes its Setup actions first",
+    "order_enhance": "the other player takes his Enhance action first (The Drop acts last)",
+    "order_score": "the other player takes his Score action first (The Drop acts last)",
+    "order_cooldown": "The Drop takes its Cooldown action first",
+    "choose_fight": "the open fight with the fewest damage markers on its two cards first (ties: leftmost)",
+    "clash_text": "the text under which The Drop wins the fight, else one under which it ties, else its own",
+    "skirmish_order": "left to right",
+    "pay_generic": "a token of the colour the payer holds most of (ties: blue, green, yellow)",
+    "burn": "a token of the colour the burner holds most of (ties: blue, green, yellow)",
+    "destroy_own": "the chooser's card longest in play (the leftmost support position)",
+    "destroy_other": "the chooser's pick is the card longest in play (the leftmost support position)",
+}
+"""The decision kinds that can be resolved by a fixed rule instead of asked (``FightKlubConfig.auto``),
+each with its rule (``seeds/fight_klub.md``, interpretation 38). Every rule reads public state only,
+so replays and determinizations resolve them alike."""
+AUTO_DEFAULT: frozenset[str] = frozenset()
+"""The kinds resolved by rule by default: those that cost the heuristic under 3 points when played at
+random (the ablation tool, ``seeds/fight_klub.md`` section 10), so every kind still asked matters."""
+
+
 @dataclass(frozen=True)
 class FightKlubConfig:
     max_turns: int = MAX_TURNS
@@ -96,12 +117,21 @@ class FightKlubConfig:
     """True: The Drop is asked every ordering, as the draft reads (``seeds/fight_klub.md``,
     interpretation 18). False (default): an ordering that cannot matter (``FightKlubGame.moot``) is
     resolved without asking, The Drop first."""
+    auto: frozenset[str] = AUTO_DEFAULT
+    """Decision kinds resolved by their rule in ``AUTO_RULES`` instead of asked (interpretation 38);
+    ``frozenset()`` asks every choice the draft gives (with ``ask_moot_orders=True``: even moot ones)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ConfigError(f"max_turns must be an integer >= 1, got {self.max_turns!r}")
         if not isinstance(self.ask_moot_orders, bool):
             raise ConfigError(f"ask_moot_orders must be True or False, got {self.ask_moot_orders!r}")
+        if isinstance(self.auto, str) or not isinstance(self.auto, (frozenset, set, list, tuple)):
+            raise ConfigError(f"auto must be a set of decision kinds out of {sorted(AUTO_RULES)}, got {self.auto!r}")
+        unknown = sorted(str(k) for k in self.auto if k not in AUTO_RULES)
+        if unknown:
+            raise ConfigError(f"auto: {unknown} cannot be resolved by rule; the kinds that can are {sorted(AUTO_RULES)}")
+        object.__setattr__(self, "auto", frozenset(self.auto))
 
 
 @dataclass
@@ -479,6 +509,19 @@ class FightKlubGame:
         w = winners[0]
         return winners[1] == w and (w is None or not ends[w].on_win)
 
+    def clash_text_rule(self, f: FightSlot, ends: Sequence[FightEnd]) -> int:
+        """``AUTO_RULES["clash_text"]``: 0 (The Drop's text) or 1 (the other's), whichever gives The
+        Drop the best result (won, then tied, then lost); The Drop's own when both are alike."""
+        best, best_score = 0, -2
+        for k, owner in enumerate((self.drop, 1 - self.drop)):
+            text = ends[owner]
+            m = [self.measure(s, text.measure, f) for s in (0, 1)]
+            w = None if m[0] == m[1] else int((m[1] > m[0]) == (text.wins == "higher"))
+            score = 0 if w is None else (1 if w == self.drop else -1)
+            if score > best_score:
+                best, best_score = k, score
+        return best
+
     def _is_moot(self, kind: str, test: Callable[[], bool]) -> bool:
         """Whether the decision ``kind`` is resolved without asking (``test()``: whether it cannot
         matter); a replay follows the recorded game, the draft-faithful mode asks always."""
@@ -495,6 +538,10 @@ class FightKlubGame:
 
     def _order(self, kind: str) -> Generator[Decision, int, int]:
         """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+        if kind in self.config.auto:  # the rule of AUTO_RULES: The Drop last in Enhance and Score, else first
+            first = 1 - self.drop if kind in ("order_enhance", "order_score") else self.drop
+            self.log.append(("auto", kind, first))
+            return first
         if self._is_moot(kind, lambda: self.moot(kind)):
             return self.drop
         choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
@@ -554,7 +601,13 @@ class FightKlubGame:
     def _fight_phase(self) -> Generator[Decision, int, None]:
         while any(not f.resolved for f in self.fights):
             open_fights = [i for i, f in enumerate(self.fights) if not f.resolved]
-            pick = yield from self._ask(self.drop, "choose_fight", [OPTION0 + i for i in open_fights])
+            if len(open_fights) > 1 and "choose_fight" in self.config.auto:
+                fight = self.pool.fight
+                pick = OPTION0 + min(open_fights, key=lambda i: (
+                    sum(fight[c].damage for c in self.fights[i].cards if c is not None), i))
+                self.log.append(("auto", "choose_fight", pick))
+            else:
+                pick = yield from self._ask(self.drop, "choose_fight", [OPTION0 + i for i in open_fights])
             self.current = pick - OPTION0
             yield from self._one_fight(self.fights[self.current])
             self.current = None
@@ -577,7 +630,10 @@ class FightKlubGame:
             ends = [self.end_of(f, s) for s in (0, 1)]
             if ends[0].kind == "clash" or ends[1].kind == "clash":
                 if ends[0].kind == "clash" and ends[1].kind == "clash":
-                    if self._is_moot("clash_text", lambda: self.clash_text_moot(f, ends)):
+                    if "clash_text" in self.config.auto:
+                        pick = OPTION0 + self.clash_text_rule(f, ends)
+                        self.log.append(("auto", "clash_text", pick))
+                    elif self._is_moot("clash_text", lambda: self.clash_text_moot(f, ends)):
                         pick = OPTION0  # The Drop's own text
                     else:
                         pick = yield from self._ask(self.drop, "clash_text", (OPTION0, OPTION0 + 1))
@@ -598,7 +654,8 @@ class FightKlubGame:
                     choices = [pos for pos in remaining if pos not in f.nullified]
                     if not choices:
                         break
-                    if len(choices) > 1 and self._is_moot("skirmish_order", lambda: self.skirmish_order_moot(f, ends, choices)):
+                    if len(choices) > 1 and ("skirmish_order" in self.config.auto or
+                                             self._is_moot("skirmish_order", lambda: self.skirmish_order_moot(f, ends, choices))):
                         pick = OPTION0 + choices[0]  # left to right
                     else:
                         pick = yield from self._ask(self.drop, "skirmish_order", [OPTION0 + pos for pos in choices])
@@ -818,10 +875,20 @@ class FightKlubGame:
         need = self.spot_need(seat, cost)
         for c in range(3):
             pool[c] -= cost.burn[c]
+        auto = "pay_generic" in self.config.auto
         for _ in range(cost.generic):
             colours = [COLOR0 + c for c in range(3) if pool[c] - need[c] > 0]
-            a = yield from self._ask(seat, "pay_generic", colours)
+            if auto and len(colours) > 1:
+                a = self._most_held(pool, colours)
+                self.log.append(("auto", "pay_generic", seat, a))
+            else:
+                a = yield from self._ask(seat, "pay_generic", colours)
             pool[a - COLOR0] -= 1
+
+    @staticmethod
+    def _most_held(pool: Sequence[int], colours: Sequence[int]) -> int:
+        """``AUTO_RULES`` for paying and burning: the colour (action) of which the most tokens are held; ties: the first."""
+        return max(colours, key=lambda a: (pool[a - COLOR0], -a))
 
     # ------------------------------------------------------------------ effects
     def _resolve(self, seat: int, effects: Sequence[Effect]) -> Generator[Decision, int, None]:
@@ -841,7 +908,11 @@ class FightKlubGame:
                     colours = [COLOR0 + c for c in range(3) if p.pool[c] > 0]
                     if not colours:
                         break
-                    a = yield from self._ask(t, "burn", colours)
+                    if len(colours) > 1 and "burn" in self.config.auto:
+                        a = self._most_held(p.pool, colours)
+                        self.log.append(("auto", "burn", t, a))
+                    else:
+                        a = yield from self._ask(t, "burn", colours)
                     p.pool[a - COLOR0] -= 1
             elif e.op == "draw":
                 self._draw(p, e.n)
@@ -858,7 +929,11 @@ class FightKlubGame:
                     cands = [SUPPORT0 + i for i, x in enumerate(p.support) if e.kind in ("any", x.card.type)]
                     if not cands:
                         break
-                    a = yield from self._ask(chooser, kind, cands)
+                    if len(cands) > 1 and kind in self.config.auto:
+                        a = cands[0]  # AUTO_RULES: the card longest in play
+                        self.log.append(("auto", kind, chooser, a))
+                    else:
+                        a = yield from self._ask(chooser, kind, cands)
                     gone = p.support.pop(a - SUPPORT0)
                     p.discard.append(gone.card.id)
             elif e.op == "retrieve":

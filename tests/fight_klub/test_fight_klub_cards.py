@@ -88,9 +88,9 @@ def _broken(rule: str) -> DeckList:
         draw["h_brace"] -= 1
         return _deck(draw=draw)
     if rule == "gold":
-        # vega_blitz already holds 3 gold-icon cards (h_finisher and two uncommon h_rally); a third
-        # h_rally is within the copy limit (3 of an uncommon) but makes 4 gold-icon cards
-        assert (fight["h_finisher"], fight["h_rally"]) == (1, 2)
+        # vega_blitz already holds 3 gold-icon cards (h_finisher, h_underdog and one uncommon h_rally);
+        # a second h_rally is within the copy limit (3 of an uncommon) but makes 4 gold-icon cards
+        assert (fight["h_finisher"], fight["h_underdog"], fight["h_rally"]) == (1, 1, 1)
         fight["h_rally"] += 1
         fight["h_jab"] -= 1
         return _deck(fight=fight)

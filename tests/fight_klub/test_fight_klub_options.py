@@ -345,3 +345,22 @@ def test_records_keep_the_kinds_resolved_by_rule() -> None:
     old = dict(record, config={"max_turns": record["config"]["max_turns"], "ask_moot_orders": False})
     with pytest.raises(RecordError):  # a record without "auto" asked every choice: these actions do not fit it
         replay(old)
+
+
+@pytest.mark.parametrize("chooser, kind", [("self", "destroy_other"), ("owner", "destroy_own")])
+def test_destroy_rule_takes_the_card_longest_in_play(chooser: str, kind: str) -> None:
+    from fk_helpers import POOL, resolve
+
+    from fight_envs.games.fight_klub.cards import Effect
+    from fight_envs.games.fight_klub.rules import InPlay
+
+    effect = Effect("destroy", 1, kind="any", who="opponent", chooser=chooser)
+    for auto in ((kind,), ()):
+        g = new_game(auto=auto)
+        g.players[1].support = [InPlay(POOL.support[c]) for c in ("v_meditation", "v_amulet", "v_war_room")]
+        asked = resolve(g, 0, (effect,), answers=[18])  # asked: take the middle one
+        left = [x.card.id for x in g.players[1].support]
+        if auto:
+            assert asked == [] and left == ["v_amulet", "v_war_room"] and g.players[1].discard[-1] == "v_meditation"
+        else:
+            assert [d.kind for d in asked] == [kind] and left == ["v_meditation", "v_war_room"]

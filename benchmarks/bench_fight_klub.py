@@ -27,6 +27,12 @@ random play).
 Run from the repository root::
 
     python benchmarks/bench_fight_klub.py [--seconds 2] [--rounds 5] [--balance 100] [--json out.json]
+    python benchmarks/bench_fight_klub.py --ablate 200 [--kinds enhance,setup]
+
+**Ablation** (``--ablate N``): the games and table of ``fight-envs ablate fight_klub --deals N``
+(``agents/ablation.py``), with the ablated agent reading the decision kind from its observation
+rather than from an information set, which costs a determinization (two replays of the game so
+far) per decision and made the tool's run many times slower; ``--kinds`` limits it to some kinds.
 """
 
 from __future__ import annotations
@@ -172,13 +178,71 @@ def balance(seeds: int, random_games: int = 300) -> dict[str, Any]:
             "games": len(seat0), "fight_win_rates": fight_rates, "turns_max": max(turns), "random_turns_max": max(random_turns)}
 
 
+class _KindFromObservation:
+    """``ablation.AblatedAgent`` reading the decision kind from the observation's one-hot (the global
+    block, as the heuristic reads it) instead of an information set: the same choices and the same
+    random stream, without a determinization per decision (which replays the game twice)."""
+
+    @staticmethod
+    def make(base: Any, kind: str, seed: int) -> Any:
+        from fight_envs.agents.ablation import AblatedAgent
+        from fight_envs.agents.fight_klub import _KIND0
+        from fight_envs.games.fight_klub.rules import DECISION_KINDS
+
+        class Ablated(AblatedAgent):
+            needs_information_set = False
+
+            def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+                k = DECISION_KINDS[int(np.argmax(observation[_KIND0:_KIND0 + len(DECISION_KINDS)]))]
+
+                class _Info:  # what act_with_information reads of an information set
+                    @staticmethod
+                    def decision_kind() -> str:
+                        return k
+                return self.act_with_information(observation, action_mask, _Info())
+
+        return Ablated(base, kind, seed=seed)
+
+
+def ablate(deals: int, kinds: list[str] | None, seed: int = 0) -> Any:
+    """``fight-envs ablate fight_klub --deals DEALS --seed SEED`` (``agents/ablation.run_ablation``), the
+    same games and table, with the kind read from the observation (``_KindFromObservation``)."""
+    import copy
+
+    from fight_envs.agents.ablation import AblationResult, KindCost
+    from fight_envs.agents.evaluate import evaluate
+    from fight_envs.agents.registry import make_agent
+    from fight_envs.games.fight_klub.rules import DECISION_KINDS
+
+    kinds = list(DECISION_KINDS) if not kinds else kinds
+    rows = []
+    for i, kind in enumerate(kinds):
+        reference = make_agent("heuristic", game="fight_klub", seed=seed)
+        ablated = _KindFromObservation.make(make_agent("heuristic", game="fight_klub", seed=seed), kind, seed)
+        stats = evaluate(lambda: fight_klub_v0.raw_env(), [ablated, copy.deepcopy(reference)], deals, seed).stats[0]
+        total = sum(c[0] for c in ablated.counts.values())
+        mine = ablated.counts.get(kind, [0, 0])
+        rows.append(KindCost(kind, stats, 0.5 - stats.win_rate, (0.5 - stats.win_ci[1], 0.5 - stats.win_ci[0]),
+                             mine[0] / max(total, 1), mine[1] / max(mine[0], 1)))
+        print(f"  kind {i + 1}/{len(kinds)} {kind}: cost {rows[-1].cost:+.3f}", file=sys.stderr, flush=True)
+    result = AblationResult("fight_klub", "heuristic", 2, deals, seed, rows)
+    print(result.table(markdown=True))
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=5, help="rounds of throughput timing (ratio: median over rounds)")
     parser.add_argument("--balance", type=int, default=0, help="seeds per deck pair for the balance table (0: skip)")
+    parser.add_argument("--ablate", type=int, default=0, help="deals per decision kind of an ablation of the "
+                        "heuristic, as fight-envs ablate fight_klub (0: skip); skips the timing")
+    parser.add_argument("--kinds", type=str, default="", help="with --ablate: comma-separated decision kinds (default all)")
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
+    if args.ablate:
+        ablate(args.ablate, [k for k in args.kinds.split(",") if k])
+        return
     out: dict[str, Any] = {"throughput": throughput(args.seconds, args.rounds)}
     if args.balance:
         out["balance"] = balance(args.balance)

@@ -21,7 +21,10 @@ one legal action is made for the player (not a step), and so is an ordering that
 (evening up; a step in which at most one player can act; a skirmish order when no skirmish
 left is won by a tab with a Result; a Clash-text pick both texts decide alike): The Drop goes
 first, skirmishes run left to right, The Drop's text is used (``ask_moot_orders=True`` asks them
-all, as the draft reads). The action ids are the table in
+all, as the draft reads). By default the choices that cost the heuristic nothing when played at
+random are made by a fixed rule, the heuristic's own (``rules.AUTO_RULES``, ``rules.AUTO_DEFAULT``:
+The Drop's Setup, Score and Cooldown orders, skirmish order, Clash text, generic-cost colours,
+burns, destroys; ``seeds/fight_klub.md`` interpretation 38); ``auto_decisions=[]`` asks them all. The action ids are the table in
 ``seeds/fight_klub.md`` section 8.
 
 **AEC only.** The rulebook never has both players choose at once (even the face-down Fight
@@ -53,7 +56,9 @@ reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each g
 of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
 ``deck_pool=None`` (all preconstructed decks), a list of deck names, or ``"random"`` (each game two
 fresh random legal decks, ``fight_envs.games.fight_klub.deckbuild.random_deck``, from the seed);
-``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
+``auto_decisions=None`` (``rules.AUTO_DEFAULT``) or a list of the kinds of ``rules.AUTO_RULES`` made by
+their rule instead of asked (``[]``: every choice asked); ``ask_moot_orders=False`` (True: moot orderings
+asked too); ``render_mode=None|"ansi"|"human"|"rgb_array"``; ``viewer=None|0|1`` (whose hand a rendering shows);
 ``cards=None|path`` (a card-data JSON in the schema of ``cards.json``, validated on load) and
 ``deck_lists=None|path`` (a JSON list of deck lists: the preconstructed decks of that pool);
 either defaults to the package's own file; ``mask_in_info=False`` (True: the mask also in
@@ -75,7 +80,8 @@ returns JSON data that ``fight_envs.games.fight_klub.record.replay`` plays back.
 
 Version history: v0: first release; within v0 (before any release of these changes): character
 gametext, six preconstructed decks, lossless card features and the deck / plays summaries in the
-observation (3094 -> 20274 floats), moot orderings resolved without asking, max_turns 40 -> 20.
+observation (3094 -> 20274 floats), moot orderings resolved without asking, max_turns 40 -> 20,
+choices that cost nothing made by rule by default (``auto_decisions``).
 """
 
 from __future__ import annotations

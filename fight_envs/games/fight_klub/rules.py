@@ -104,7 +104,10 @@ AUTO_RULES = {
 """The decision kinds that can be resolved by a fixed rule instead of asked (``FightKlubConfig.auto``),
 each with its rule (``seeds/fight_klub.md``, interpretation 38). Every rule reads public state only,
 so replays and determinizations resolve them alike."""
-AUTO_DEFAULT: frozenset[str] = frozenset()
+AUTO_DEFAULT: frozenset[str] = frozenset({
+    "order_setup", "order_score", "order_cooldown", "clash_text", "skirmish_order", "pay_generic", "burn",
+    "destroy_own", "destroy_other",
+})
 """The kinds resolved by rule by default: those that cost the heuristic under 3 points when played at
 random (the ablation tool, ``seeds/fight_klub.md`` section 10), so every kind still asked matters."""
 

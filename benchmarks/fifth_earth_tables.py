@@ -101,7 +101,7 @@ class _Oracle:
         return choice
 
 
-def make(name: str, seed: int):
+def make(name: str, seed: int, **kwargs):
     if name == "oracle":
         return _Oracle("value")
     if name == "oracle_answer":
@@ -109,7 +109,7 @@ def make(name: str, seed: int):
     table = baselines()
     if name not in table:
         raise SystemExit(f"unknown agent {name!r}; allowed: {', '.join(sorted(table))}, oracle, oracle_answer")
-    return table[name](seed=seed)
+    return table[name](seed=seed, **kwargs)
 
 
 def battles(events: list) -> list[tuple[int, int, int, int]]:
@@ -134,6 +134,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--agent", default="heuristic")
     ap.add_argument("--opponent", default="random")
+    ap.add_argument("--agent-kw", default="{}", help="keyword arguments of the agent measured, as a Python dict")
     ap.add_argument("--opt", action="append", default=[], help="an engine option KEY=VALUE (repeatable)")
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -141,8 +142,8 @@ def main() -> None:
     opts = {k: ast.literal_eval(v) for k, v in (o.split("=", 1) for o in args.opt)}
     config = FifthEarthConfig(num_players=n, **opts)
     # agent i: 0 the one measured, 1..n-1 the opponents (seeds as make_agent(name, game, i + 1) would get)
-    agents = [make(args.agent, 1)] + [make(args.opponent, 2 + i) for i in range(n - 1)]
-    per_deal, claimed, lays, runs = [], [], 0, 0
+    agents = [make(args.agent, 1, **ast.literal_eval(args.agent_kw))] + [make(args.opponent, 2 + i) for i in range(n - 1)]
+    per_deal, claimed, lays, runs, my_lays, my_runs = [], [], 0, 0, 0, 0
     fought: dict[tuple[int, str], list[int]] = {}
     t0 = time.process_time()
     for s in deal_seeds(args.seed, args.deals):
@@ -164,7 +165,11 @@ def main() -> None:
                 mask = game.legal_action_mask(seat)
                 if mask[:DESTINATION_BASE].any():
                     lays += 1
-                    runs += bool(mask[RUN_BASE:DESTINATION_BASE].any())
+                    run = bool(mask[RUN_BASE:DESTINATION_BASE].any())
+                    runs += run
+                    if seat == me:
+                        my_lays += 1
+                        my_runs += run
                 action = int(field[seat].act(encode(game, seat), mask))
                 game.apply_action(seat, action)
             won = game.destinations_won
@@ -189,11 +194,13 @@ def main() -> None:
               "share_ci": [float(x.mean() - half), float(x.mean() + half)], "even_share": 1 / n,
               "destinations_claimed": float(np.mean(claimed)), "battle_win": float(np.mean(allb)),
               "battles": len(allb), "battle_win_by_players_left": by_round,
-              "lay_decisions_offering_a_run": runs / max(lays, 1), "cpu_s": round(time.process_time() - t0, 1)}
-    print(f"{args.agent} vs {n - 1} x {args.opponent}, {n} players, {args.deals} deals x {n} seatings {opts or ''}: "
+              "lay_decisions_offering_a_run": runs / max(lays, 1),
+              "own_lay_decisions_offering_a_run": my_runs / max(my_lays, 1), "agent_kw": args.agent_kw, "cpu_s": round(time.process_time() - t0, 1)}
+    print(f"{args.agent}{args.agent_kw if args.agent_kw != '{}' else ''} vs {n - 1} x {args.opponent}, {n} players, {args.deals} deals x {n} seatings {opts or ''}: "
           f"share {result['share']:.3f} [{result['share_ci'][0]:.3f}, {result['share_ci'][1]:.3f}] (even {1 / n:.3f}), "
           f"destinations claimed {result['destinations_claimed']:.3f}, battles won {result['battle_win']:.3f} "
-          f"of {len(allb)}, runs offered {result['lay_decisions_offering_a_run']:.3f}")
+          f"of {len(allb)}, runs offered {result['lay_decisions_offering_a_run']:.3f} "
+          f"(its own decisions {result['own_lay_decisions_offering_a_run']:.3f})")
     for alive, v in by_round.items():
         print(f"  {alive} players left: battles won {v['win']:.3f} of {v['battles']}"
               + "".join(f", as {role} {v[role]:.3f}" for role in ("challenger", "challenged") if role in v))

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 from fifth_earth_helpers import ND, cid, run, start
 from fifth_earth_helpers import challenge as do_challenge
 from fifth_earth_helpers import choose as do_choose
 
+from fight_envs import fifth_earth_v0
 from fight_envs.agents.arena import play_game
 from fight_envs.agents.base import RandomAgent
 from fight_envs.agents.fifth_earth import HeuristicAgent
 from fight_envs.agents.registry import list_agents, make_agent
-from fight_envs import fifth_earth_v0
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS
 from fight_envs.games.fifth_earth.observe import encode, player_slice
 from fight_envs.games.fifth_earth.rules import FifthEarthGame
@@ -58,6 +57,19 @@ def test_heuristic_spends_its_best_card_on_an_unknown_single_and_sacrifices_agai
     other.apply_action(1, 100 + 3 * 13 + 2)  # four cards laid: a full run, 20 at least
     assert agent.act(encode(other, 0), other.legal_action_mask(0)) == cid("Greytok 1"), \
         "no single reaches a four-card run: throw the weakest card instead of feeding it power"
+
+
+def test_keep_runs_option_throws_a_card_that_keeps_a_stage_run_whole() -> None:
+    """Option keep_runs (off by default): a single that breaks my stage-1-and-2 pair costs
+    ``keep_runs``, so against a four-card run it throws Kestrelin 1 (2) and keeps Greytok 1-2."""
+    hand = ["Greytok 1", "Greytok 2", "Ashvane 4", "Hollowjaw 3", "Dunspear 2", "Lumenor 2", "Kestrelin 1", "Wyrmholt 4"]
+    game = start([hand, P1], [6, 5, *ND, 6, 4, 2, 1], cards=DEFAULT_CARDS)
+    do_choose(game, 0)
+    do_challenge(game, 0, 1)
+    game.apply_action(1, 100 + 3 * 13 + 2)  # a full run: no lay of P0's beats it
+    obs, mask = encode(game, 0), game.legal_action_mask(0)
+    assert HeuristicAgent().act(obs, mask) == cid("Greytok 1"), "by default the weakest card is thrown"
+    assert HeuristicAgent(keep_runs=1.0).act(obs, mask) == cid("Kestrelin 1")
 
 
 def test_heuristic_reads_the_revealed_cards_in_the_opponents_hand() -> None:

@@ -31,10 +31,10 @@ def test_heuristic_beats_random_in_duplicate_matches() -> None:
     assert np.isfinite(heuristic.win_rate)
 
 
-def _self_play(agent, seeds: range):  # type: ignore[no-untyped-def]
+def _self_play(agent, seeds: range, **options):  # type: ignore[no-untyped-def]
     """(env, agent name, observation, action) at every decision of ``agent`` playing both seats of
-    the raw env, yielded before the action is applied."""
-    env = fight_klub_v0.raw_env()
+    the raw env (``options``: its constructor options), yielded before the action is applied."""
+    env = fight_klub_v0.raw_env(**options)
     for seed in seeds:
         env.reset(seed=seed)
         for name in env.agent_iter():
@@ -48,8 +48,9 @@ def _self_play(agent, seeds: range):  # type: ignore[no-untyped-def]
 
 
 def _heuristic_decisions(kind: str, seeds: range):  # type: ignore[no-untyped-def]
-    """(game, seat, observation, action) at every ``kind`` decision with a choice, two heuristics playing."""
-    for env, name, obs, action in _self_play(HeuristicAgent(0), seeds):
+    """(game, seat, observation, action) at every ``kind`` decision with a choice, two heuristics playing
+    (every choice asked: a kind made by rule by default is still the heuristic's to make when asked)."""
+    for env, name, obs, action in _self_play(HeuristicAgent(0), seeds, auto_decisions=[]):
         if env.decision_kind(name) == kind and obs["action_mask"].sum() > 1:
             yield env.game, env.seat[name], obs, action
 

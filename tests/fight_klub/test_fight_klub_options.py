@@ -12,7 +12,7 @@ from fight_envs import fight_klub_v0
 from fight_envs.core.errors import ConfigError, DealError, RecordError
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, Trigger, parse_pool
 from fight_envs.games.fight_klub.record import replay
-from fight_envs.games.fight_klub.rules import OPTION0, PASS, FightKlubConfig, FightKlubGame
+from fight_envs.games.fight_klub.rules import HAND0, OPTION0, PASS, FightKlubConfig, FightKlubGame
 
 
 def _kinds(ask: bool, seeds: range) -> dict[str, int]:
@@ -226,8 +226,9 @@ def test_decisions_resolved_by_rule_are_never_asked_and_the_asking_mode_asks_the
     # the common ones are asked within six random games when nothing is resolved by rule
     for kind in ("order_enhance", "choose_fight", "skirmish_order", "pay_generic", "burn", "order_setup"):
         assert faithful.get(kind, 0) > 0, kind
-    assert sum(default.values()) > sum(every.values())
-    assert (sum(faithful.values()) > sum(default.values())) == bool(AUTO_DEFAULT)
+    # the same games (heuristic self-play is the same game in every mode): fewer decisions asked
+    asked = [sum(_asked(auto, range(3), "heuristic").values()) for auto in ([], None, sorted(AUTO_RULES))]
+    assert asked[0] > asked[1] > asked[2]
     env = fight_klub_v0.raw_env()
     assert env.config.auto == AUTO_DEFAULT and fight_klub_v0.raw_env(auto_decisions=()).config.auto == frozenset()
 
@@ -364,3 +365,48 @@ def test_destroy_rule_takes_the_card_longest_in_play(chooser: str, kind: str) ->
             assert asked == [] and left == ["v_amulet", "v_war_room"] and g.players[1].discard[-1] == "v_meditation"
         else:
             assert [d.kind for d in asked] == [kind] and left == ["v_meditation", "v_war_room"]
+
+
+def test_score_and_cooldown_rules_play_what_the_result_calls_for() -> None:
+    from fight_envs.games.fight_klub.rules import Decision
+
+    # Iron Sage wins the fight (h_sig2 over v_jab, 3-0): by rule he plays Go For Broke (double damage
+    # when won), never Regroup (draw 2 when lost)
+    g = new_game(d0="sage_patience", drop=0, fight0=["h_sig2"], fight1=["v_jab"], auto=("score", "cooldown"))
+    empty_hands(g)
+    give(g, 0, "h_regroup", "h_go_for_broke")
+    g.players[0].pool = [0, 0, 5]
+    play_until(g, "choose_fight")
+    act(g, 0, "choose_fight", OPTION0)
+    for _ in range(60):
+        if g.fights[0].resolved or g.pending is None:
+            break
+        assert g.pending.kind != "score"
+        g.apply_action(g.pending.seat, PASS if PASS in g.pending.legal else g.pending.legal[0])
+    assert g.fights[0].winner == 0 and any(e[:3] == ("auto", "score", 0) for e in g.log)
+    assert "h_go_for_broke" in g.players[0].played and "h_regroup" not in g.players[0].played
+    assert g.players[0].damage_stack[0] == ("h_sig2", True)  # scored double
+    # Cooldown: the first card that can act, hand before support area; nothing to play: pass
+    assert g._phase_rule(Decision(0, "cooldown", (PASS, HAND0 + 2, 18))) == HAND0 + 2
+    assert g._phase_rule(Decision(0, "cooldown", (PASS, 18))) == 18
+
+
+def test_cards_played_by_rule_replay_in_clones_and_determinizations() -> None:
+    """Score and Cooldown plays made by rule read the player's own hand, so they are in the script:
+    a clone plays them again, and a determinization (another hand for the other seat) keeps them."""
+    env = fight_klub_v0.raw_env()
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while env.game.pending is not None and not any(e[0] == "auto" and e[1] in ("score", "cooldown") for e in env.game.log):
+            env.step(int(rng.choice(env.game.pending.legal)))
+        g = env.game
+        if g.pending is None:
+            continue
+        seat = next(e[2] for e in g.log if e[0] == "auto" and e[1] in ("score", "cooldown"))
+        for other in (g.clone(), g.determinize(1 - seat, np.random.default_rng(seed))):
+            assert other.players[seat].played == g.players[seat].played
+            assert [p.dealt for p in other.players] == [p.dealt for p in g.players]
+            assert other.pending == g.pending or other.pending.kind == g.pending.kind
+        return
+    raise AssertionError("no card was played by rule in three random games")

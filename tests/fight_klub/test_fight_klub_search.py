@@ -103,7 +103,7 @@ def test_env_deepcopy_and_pickle_continue_identically() -> None:
 def test_no_leak_determinization_reads_only_what_the_seat_observed() -> None:
     checked = 0
     for seed in range(6):
-        for g in played(seed, 11):
+        for g in played(seed, 7):
             for seat in (0, 1):
                 d = g.determinize(seat, np.random.default_rng(5))
                 assert public_of(d, seat) == public_of(g, seat)

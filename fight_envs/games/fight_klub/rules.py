@@ -100,13 +100,16 @@ AUTO_RULES = {
     "burn": "a token of the colour the burner holds most of (ties: blue, green, yellow)",
     "destroy_own": "the chooser's card longest in play (the leftmost support position)",
     "destroy_other": "the chooser's pick is the card longest in play (the leftmost support position)",
+    "score": "a card whose Score effect's condition (won / lost) the fight's result meets, the first one "
+             "(hand before support area), else pass",
+    "cooldown": "the first card that can act (hand before support area), else pass",
 }
 """The decision kinds that can be resolved by a fixed rule instead of asked (``FightKlubConfig.auto``),
 each with its rule (``seeds/fight_klub.md``, interpretation 38). Every rule reads public state only,
 so replays and determinizations resolve them alike."""
 AUTO_DEFAULT: frozenset[str] = frozenset({
-    "order_setup", "order_score", "order_cooldown", "clash_text", "skirmish_order", "pay_generic", "burn",
-    "destroy_own", "destroy_other",
+    "order_setup", "order_score", "order_cooldown", "choose_fight", "clash_text", "skirmish_order", "pay_generic",
+    "burn", "destroy_own", "destroy_other", "score", "cooldown",
 })
 """The kinds resolved by rule by default: those that cost the heuristic under 3 points when played at
 random (the ablation tool, ``seeds/fight_klub.md`` section 10), so every kind still asked matters."""
@@ -301,6 +304,8 @@ class FightKlubGame:
                 self.script.append((seat, action, cid, asked))
                 if asked:
                     self.actions.append((seat, action))
+                elif len(decision.legal) > 1 and action != PASS:  # a card played by its rule, logged as _advance logs it
+                    self.log.append(("auto", decision.kind, seat))
                 decision = flow.send(action)
         except StopIteration:
             self.pending = None
@@ -466,16 +471,44 @@ class FightKlubGame:
     def _advance(self, action: int | None) -> None:
         """Resume the flow with ``action`` and run it to the next real decision (or the end)."""
         self.version += 1
+        auto = self.config.auto
         try:
             decision = self._flow.send(action) if action is not None else next(self._flow)
-            while len(decision.legal) == 1:  # a forced move is not a decision
-                forced = decision.legal[0]
+            # a forced move is not a decision; nor is a phase action made by its rule (AUTO_RULES): it
+            # reads the player's own hand, so it goes into the script like a forced move, and replays
+            # and determinizations play the card the game played
+            while len(decision.legal) == 1 or (decision.kind in _PHASE_RULES and decision.kind in auto):
+                if len(decision.legal) == 1:
+                    forced = decision.legal[0]
+                else:
+                    forced = self._phase_rule(decision)
+                    # a pass by rule is not logged (it would tell that the player held a playable card), nor
+                    # the hand position (hidden order): the "play" entry that follows names the card
+                    if forced != PASS:
+                        self.log.append(("auto", decision.kind, decision.seat))
                 self.script.append((decision.seat, forced, self._card_named(decision, forced), False))
                 decision = self._flow.send(forced)
         except StopIteration:
             self.pending = None
             return
         self.pending = decision
+
+    def _phase_rule(self, d: Decision) -> int:
+        """``AUTO_RULES`` for the Score and Cooldown actions (the heuristic's own choices)."""
+        if d.kind == "cooldown":
+            return next((a for a in d.legal if a != PASS), PASS)
+        f = self.fights[self.current]  # type: ignore[index]
+        if f.winner is None:
+            return PASS  # a tie meets no condition
+        want = "won" if f.winner == d.seat else "lost"
+        p = self.players[d.seat]
+        for a in d.legal:
+            if a == PASS:
+                continue
+            card = self.pool.support[p.hand[a - HAND0]] if a < SUPPORT0 else p.support[a - SUPPORT0].card
+            if any(e.when == want for e in card.effects) or any(e.when == want for x in card.actions for e in x.effects):
+                return a
+        return PASS
 
     def _ask(self, seat: int, kind: str, legal: Sequence[int]) -> Generator[Decision, int, int]:
         action = yield Decision(seat, kind, tuple(sorted(legal)))
@@ -1087,6 +1120,8 @@ def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
 
 
 SKIRMISH_TYPE_INDEX = {t: i for i, t in enumerate(SKIRMISH_TYPES)}
+_PHASE_RULES = frozenset({"score", "cooldown"})
+"""The AUTO_RULES kinds resolved in the flow driver (``_advance``), recorded in the script like forced moves."""
 
 
 def max_decisions_per_turn(pool: CardPool) -> int:

@@ -144,7 +144,11 @@ def auto_kinds(option: Any) -> frozenset[str]:
     if isinstance(option, str) or not isinstance(option, (list, tuple, set, frozenset)):
         raise ConfigError(f"auto_decisions must be None (the default set) or a list of decision kinds out of "
                           f"{sorted(AUTO_RULES)}, got {safe_repr(option)}")
-    return frozenset(option)  # FightKlubConfig names any kind it cannot resolve
+    bad = [k for k in option if not isinstance(k, str) or k not in AUTO_RULES]
+    if bad:
+        raise ConfigError(f"auto_decisions: {safe_repr(bad)} cannot be made by rule; the decision kinds that can are "
+                          f"{sorted(AUTO_RULES)}")
+    return frozenset(option)
 
 
 def _deck_pair(decks: Any, what: str, pool: CardPool) -> list[DeckList]:

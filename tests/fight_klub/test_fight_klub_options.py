@@ -234,8 +234,12 @@ def test_decisions_resolved_by_rule_are_never_asked_and_the_asking_mode_asks_the
 
 
 def test_auto_decisions_option_is_checked() -> None:
-    with pytest.raises(ConfigError, match=r"cannot be resolved by rule.*'burn'"):
+    with pytest.raises(ConfigError, match=r"auto_decisions: \['enhance'\] cannot be made by rule.*'burn'"):
         fight_klub_v0.raw_env(auto_decisions=["enhance"])
+    with pytest.raises(ConfigError, match="auto_decisions"):
+        fight_klub_v0.raw_env(auto_decisions=[["burn"]])  # not a kind name (unhashable, too)
+    with pytest.raises(ConfigError, match=r"cannot be resolved by rule.*'burn'"):
+        FightKlubConfig(auto=frozenset({"enhance"}))
     with pytest.raises(ConfigError, match="auto_decisions must be None"):
         fight_klub_v0.raw_env(auto_decisions="burn")
     with pytest.raises(ConfigError, match="auto must be a set"):

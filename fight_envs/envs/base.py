@@ -110,6 +110,21 @@ def render_text_mode(render_mode: str | None, text: Callable[[], str], stackleve
     return out
 
 
+def _forwarded(name: str, before_reset: bool = False) -> property:
+    """A property reading and writing ``self.env.<name>``; before reset, unless ``before_reset``,
+    reading raises ``AttributeError`` as ``OrderEnforcingWrapper`` does."""
+
+    def get(self: StandardWrapper) -> Any:
+        if not (before_reset or self._has_reset):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    def set_(self: StandardWrapper, value: Any) -> None:
+        setattr(self.env, name, value)
+
+    return property(get, set_)
+
+
 class StandardWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's standard AEC stack, ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
     TerminateIllegalWrapper(raw)))``, fused into one layer with the same behaviour.
@@ -139,30 +154,16 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._illegal_value = illegal_reward
         self._prev_obs: Any = None
-        self._prev_info: Any = None
         self._terminated = False  # ended by an illegal move
 
-    # -- the attributes a loop reads every decision (OrderEnforcing refuses them before reset) --
-    def _refuse(self, name: str) -> Any:
-        raise AttributeError(f"{name} cannot be accessed before reset")
-
-    agent_selection = property(
-        lambda self: self.env.agent_selection if self._has_reset else self._refuse("agent_selection"),
-        lambda self, v: setattr(self.env, "agent_selection", v))
-    agents = property(lambda self: self.env.agents if self._has_reset else self._refuse("agents"),
-                      lambda self, v: setattr(self.env, "agents", v))
-    rewards = property(lambda self: self.env.rewards if self._has_reset else self._refuse("rewards"),
-                       lambda self, v: setattr(self.env, "rewards", v))
-    terminations = property(
-        lambda self: self.env.terminations if self._has_reset else self._refuse("terminations"),
-        lambda self, v: setattr(self.env, "terminations", v))
-    truncations = property(
-        lambda self: self.env.truncations if self._has_reset else self._refuse("truncations"),
-        lambda self, v: setattr(self.env, "truncations", v))
-    infos = property(lambda self: self.env.infos if self._has_reset else self._refuse("infos"),
-                     lambda self, v: setattr(self.env, "infos", v))
-    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards,
-                                   lambda self, v: setattr(self.env, "_cumulative_rewards", v))
+    # the attributes a loop reads every decision, one hop from the raw env (see _forwarded)
+    agent_selection = _forwarded("agent_selection")
+    agents = _forwarded("agents")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+    _cumulative_rewards = _forwarded("_cumulative_rewards", before_reset=True)
 
     @property
     def num_agents(self) -> int:
@@ -176,7 +177,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         self._has_updated = True
         self._terminated = False
         self._prev_obs = None
-        self._prev_info = None
         self.env.reset(seed=seed, options=options)
 
     def observe(self, agent: str) -> Any:
@@ -190,7 +190,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         obs = raw.observe(agent)
         if agent == raw.agent_selection:
             self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -223,15 +222,11 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         # TerminateIllegalWrapper
         if self._prev_obs is None:
             self._observe(agent)
-        if isinstance(self._prev_obs, dict):
-            assert "action_mask" in self._prev_obs, "`action_mask` not found in dictionary observation"
-            mask = self._prev_obs["action_mask"]
-        else:
-            assert self._prev_info is not None and "action_mask" in self._prev_info, (
-                "`action_mask` not found in info for non-dictionary observation")
-            mask = self._prev_info["action_mask"]
+        # the mask of what the mover was shown: in the observation dict, else in its info
+        shown = self._prev_obs if isinstance(self._prev_obs, dict) else raw.infos.get(agent, {})
+        assert "action_mask" in shown, "`action_mask` not found in the observation dict or the mover's info"
+        mask = shown["action_mask"]
         self._prev_obs = None
-        self._prev_info = None
         if self._terminated and ended:
             raw._was_dead_step(action)
         elif not ended and not mask[action]:

@@ -52,6 +52,8 @@ CHAOS_THREAT = 2
 """In a reaction window, play CHAOS when an opponent still fighting holds this many cards or fewer."""
 FOLLOW_RISK = 0.5
 """Defend with COUNTER or JUMP when the follow-up attack's chance of being answered is below this."""
+COMBO_RISK = 0.5
+"""``combo="multi"``: add a card to my combo when the defender's chance of matching it is below this."""
 _DECKS = {int(c.deck.sum()): c.deck for c in (DEFAULT_CARDS, CLASSIC_CARDS)}
 """The package's decks by size: the observation holds every card's place but not the deck, and the
 total (hands, piles, table, spent CHAOS) tells the standard deck from the classic one."""
@@ -88,6 +90,10 @@ class BrawlView:
     """Card type of the attack being answered, -1 if none."""
     attacker: int
     """Relative seat of the battle's current aggressor, -1 if none."""
+    defender: int
+    """Relative seat of the battle's current defender, -1 if none."""
+    combo: tuple
+    """(13,) ``combo="multi"``: the combo's cards not yet answered, per type (zeros otherwise)."""
     battle_attacks: int
     direction_cw: bool
     lists: tuple = field(default=(), repr=False, compare=False)
@@ -135,6 +141,8 @@ class BrawlView:
             phase=Phase(phase.index(max(phase))),
             attack=first_max("attack"),
             attacker=first_max("attacker"),
+            defender=first_max("defender"),
+            combo=tuple(ints("combo")),
             battle_attacks=r[_S["battle_attacks"].start],
             direction_cw=o[_S["direction"].start] > 0.5,
             lists=(hand, sizes, known, unseen, fighting),
@@ -166,6 +174,23 @@ class BrawlView:
         if p is None:
             p = self.cache[key] = self._p_answer(seat, cards)
         return p
+
+    def p_copies(self, seat: int, card: int, copies: int) -> float:
+        """Probability that relative ``seat`` holds at least ``copies`` copies of ``card`` (known
+        copies count as held; its hidden cards drawn without replacement from ``unseen``)."""
+        _, sizes, known, unseen, _ = self._lists()
+        need = copies - known[seat][card]
+        if need <= 0:
+            return 1.0
+        hidden = sizes[seat] - sum(known[seat])
+        pool, good = sum(unseen), unseen[card]
+        if hidden < need or good < need:
+            return 0.0
+        # P(X >= need), X hypergeometric(pool, good, hidden)
+        from math import comb
+        total = comb(pool, hidden)
+        below = sum(comb(good, x) * comb(pool - good, hidden - x) for x in range(need))
+        return 1.0 - below / total
 
     def _p_answer(self, seat: int, cards: tuple[int, ...]) -> float:
         _, sizes, known, unseen, _ = self._lists()
@@ -215,6 +240,12 @@ class HeuristicAgent(Agent):
     * CHAOS: in a reaction window when an opponent still fighting is close to going out
       (``CHAOS_THREAT`` cards or fewer); in my own decisions when the alternative is drawing.
     * Direction after CHAOS: towards the nearer fighter with fewer cards, who is then attacked.
+    * Combos (only with the option ``combo="multi"``, phase ``COMBO``; version unchanged, since the
+      default rules did not change): add the attack of the led element the defender is least
+      likely to match (``p_copies``: it needs one copy more than the combo already asks of it)
+      while that chance is below ``COMBO_RISK``, or when it is my last card; else stop. Against a
+      combo it answers card for card as against one attack (the order above), so it matches what
+      it can and then spends a BLOCK, DODGE, JUMP or COUNTER on the rest.
     """
 
     name = "heuristic"
@@ -237,6 +268,8 @@ class HeuristicAgent(Agent):
             threat = min((sizes[s] for s in range(1, v.num_players) if fighting[s]), default=99)
             return CHAOS if threat <= CHAOS_THREAT and m[CHAOS] else PASS
         attacks = [c for c in range(NUM_ATTACKS) if m[c]]
+        if v.phase == Phase.COMBO:
+            return self._extend_combo(v, attacks)
         if v.phase == Phase.DEFEND:
             aggressor = v.attacker if v.attacker > 0 else v.next_fighter(1)
             matching = v.attack if v.attack >= 0 and m[v.attack] else -1
@@ -256,6 +289,20 @@ class HeuristicAgent(Agent):
             return self._best_attack(v, attacks, target)
         if m[CHAOS] and v.phase == Phase.ATTACK:
             return CHAOS  # the alternative is drawing
+        return PASS
+
+    def _extend_combo(self, v: BrawlView, attacks: list[int]) -> int:
+        """``combo="multi"``: add the attack the defender is least likely to match (it needs one
+        more copy than the combo already asks of it) while that chance is below ``COMBO_RISK``, or
+        when the card would empty my hand; else PASS (the combo is complete)."""
+        if not attacks:
+            return PASS
+        target = v.defender if v.defender > 0 else v.next_fighter(1 if v.direction_cw else -1)
+        hand = v._lists()[0]
+        risk = {c: v.p_copies(target, c, v.combo[c] + 1) for c in attacks}
+        best = min(attacks, key=lambda c: (round(risk[c], 6), c))
+        if risk[best] < COMBO_RISK or sum(hand) == 1:
+            return int(best)
         return PASS
 
     @staticmethod

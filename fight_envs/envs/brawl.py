@@ -7,7 +7,7 @@
 | Actions | Discrete(16): 0..12 play a card of that type, 13 PASS, 14 CLOCKWISE, 15 COUNTER-CLOCKWISE |
 | Parallel API | yes (`brawl_v0.parallel_env`): a conversion; the decider's action is applied, every other live agent sends PASS (its mask) |
 | Agents | `player_0` .. `player_{n-1}`, n = `num_players` (2..8) |
-| Observation | dict: `observation` Box(0, 200, (268,), float32), `action_mask` Box(0, 1, (16,), int8) |
+| Observation | dict: `observation` Box(0, 200, (283,), float32), `action_mask` Box(0, 1, (16,), int8) |
 | Episode length | at most `max_steps` decisions (default 600 x num_players with the standard rules' `"all"` windows, 150 x without), then truncation |
 | Rules | `seeds/brawl.md` |
 
@@ -18,7 +18,7 @@ out of cards become MASTERs, the last two fight a showdown (standard rules: with
 
 **Rule sets** (`rules=`): `"standard"` (default) or `"classic"` (the first release's reading);
 each lever may be set on its own (`chaos_windows`, `hit_draws`, `showdown`, `ask_noops`,
-`skip_forced`; None takes the rule set's value, `rules.RULE_SETS`). Standard: CHAOS windows ask
+`skip_forced`, `combo`; None takes the rule set's value, `rules.RULE_SETS`). Standard: CHAOS windows ask
 every other fighter (nothing shows who holds a CHAOS), the direction after a CHAOS is not asked
 when two fighters are left (both answers do the same), the showdown is played face up.
 
@@ -43,7 +43,8 @@ the AEC form (PASS alone in the parallel form). Also in ``info["action_mask"]`` 
 
 **Decision kinds and search**: ``raw_env.decision_kind(agent)`` is one of
 ``rules.DECISION_KINDS``: ``attack`` (open a battle), ``defend`` (answer an attack),
-``follow_up`` (attack after one's JUMP or COUNTER, or either side of a DODGE), ``chaos_direction``,
+``follow_up`` (attack after one's JUMP or COUNTER, or either side of a DODGE), ``combo`` (with
+``combo="multi"``: add one more card of the led element to the combo, or PASS), ``chaos_direction``,
 ``chaos_window``, ``none`` (not deciding). ``raw_env.information_set(agent)`` is the
 ``fight_envs.core.information.InformationSet`` of that fighter (a determinization: no hidden card
 of the true game).
@@ -64,7 +65,9 @@ Actions are ints; a 0-d numpy integer array is taken as its value.
 ``chaos_windows=None|True|False|"all"`` (True: windows for CHAOS holders; ``"all"``: every other
 fighter is asked, so being asked reveals nothing; False: CHAOS only in one's own decisions, far
 fewer steps); ``hit_draws=None|"one"|"per_attack"``; ``showdown=None|"same"|"open"``;
-``ask_noops=None|bool``; ``skip_forced=None|bool``; ``max_steps=None`` (None: 150 x num_players,
+``ask_noops=None|bool``; ``skip_forced=None|bool``; ``combo=None|"single"|"multi"`` (``"multi"``: every
+attack may be a combo of several cards of its element, laid one card per decision, decision kind
+``combo``, and answered card for card; both rule sets play ``"single"``); ``max_steps=None`` (None: 150 x num_players,
 600 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
 ``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
 ``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).
@@ -78,7 +81,8 @@ env continue identically. `env.unwrapped.game_record()` returns JSON data that
 
 Version history: v0: first release; rule sets (standard rules the default, the first release's
 as ``rules="classic"``), public memory in the observation (155 -> 268 features), PASS as the
-parallel form's wait action.
+parallel form's wait action; the ``combo`` lever (``"multi"``: the observation gains the ``COMBO``
+phase and a ``combo`` block, 268 -> 283 features, for every option).
 """
 
 from __future__ import annotations
@@ -133,6 +137,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "showdown": None,
     "ask_noops": None,
     "skip_forced": None,
+    "combo": None,
     "max_steps": None,
     "reward": "rank",
     "render_mode": None,
@@ -155,6 +160,7 @@ class _BrawlTable:
         showdown: str | None = None,
         ask_noops: bool | None = None,
         skip_forced: bool | None = None,
+        combo: str | None = None,
         max_steps: int | None = None,
         reward: str = "rank",
         render_mode: str | None = None,
@@ -167,7 +173,7 @@ class _BrawlTable:
         check_render_mode(render_mode)
         self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps,
                                   rules=rules, hit_draws=hit_draws, showdown=showdown, ask_noops=ask_noops,
-                                  skip_forced=skip_forced)
+                                  skip_forced=skip_forced, combo=combo)
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
                                    or not 0 <= viewer < num_players):
             raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")

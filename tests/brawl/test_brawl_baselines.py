@@ -14,7 +14,7 @@ from fight_envs.agents.base import RandomAgent
 from fight_envs.agents.brawl import BrawlView, HeuristicAgent
 from fight_envs.agents.evaluate import evaluate
 from fight_envs.agents.registry import list_agents, make_agent
-from fight_envs.games.brawl.observe import encode
+from fight_envs.games.brawl.observe import OBS_SIZE, encode
 
 
 def test_registry_builds_the_brawl_baselines() -> None:
@@ -22,10 +22,10 @@ def test_registry_builds_the_brawl_baselines() -> None:
     first, never = make_agent("first_legal", game="brawl", seed=1), make_agent("never_pass", game="brawl", seed=1)
     mask = np.zeros(16, dtype=np.int8)
     mask[[3, 9, 13]] = 1
-    assert first.act(np.zeros(268, dtype=np.float32), mask) == 3
-    assert {never.act(np.zeros(268, dtype=np.float32), mask) for _ in range(50)} == {3, 9}
+    assert first.act(np.zeros(OBS_SIZE, dtype=np.float32), mask) == 3
+    assert {never.act(np.zeros(OBS_SIZE, dtype=np.float32), mask) for _ in range(50)} == {3, 9}
     mask[[3, 9]] = 0
-    assert never.act(np.zeros(268, dtype=np.float32), mask) == 13
+    assert never.act(np.zeros(OBS_SIZE, dtype=np.float32), mask) == 13
     assert isinstance(make_agent("heuristic", game="brawl", seed=1), HeuristicAgent)
 
 

@@ -19,7 +19,7 @@ fighters' hands, the order and make-up of the draw pile) never enters; what does
 | ``table`` | 13 | cards of the current battle on the table, count per type |
 | ``chaos_spent`` | 1 | CHAOS cards played (out of the game) |
 | ``direction`` | 2 | one-hot: clockwise, counter-clockwise |
-| ``phase`` | 9 | one-hot ``rules.Phase`` of the current decision |
+| ``phase`` | 10 | one-hot ``rules.Phase`` of the current decision (``COMBO``, 9, only with ``combo="multi"``) |
 | ``attack`` | 13 | one-hot card type of the attack being answered (zeros if none) |
 | ``attacker`` | 8 | relative seat of the current aggressor (one-hot) |
 | ``defender`` | 8 | relative seat of the current defender |
@@ -32,6 +32,8 @@ fighters' hands, the order and make-up of the draw pile) never enters; what does
 | ``known`` | 104 | per relative seat 1..7 (8 x 13, seat 0's row zero), cards the table knows to be in that hand: a blocked attack taken back, a CHAOS shown in a holders-only window, the whole hand in an open showdown |
 | ``chaos_played`` | 8 | CHAOS cards each relative seat has played |
 | ``battle_attacks`` | 1 | attack cards played in the current battle |
+| ``combo`` | 13 | ``combo="multi"``: the combo's cards on the table not yet answered, per type (while it is laid, every card laid so far; the one the defender faces is ``attack``); zeros otherwise |
+| ``combo_rule`` | 1 | 1 when the rules are ``combo="multi"`` (public: the rules of the game) |
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ _LAYOUT: list[tuple[str, int]] = [
     ("attacker", MAX_PLAYERS), ("defender", MAX_PLAYERS), ("opener", MAX_PLAYERS), ("actor", MAX_PLAYERS),
     ("last_action", NUM_ACTIONS), ("last_actor", MAX_PLAYERS), ("showdown", 1), ("progress", 1),
     ("known", MAX_PLAYERS * NUM_CARD_TYPES), ("chaos_played", MAX_PLAYERS), ("battle_attacks", 1),
+    ("combo", NUM_CARD_TYPES), ("combo_rule", 1),
 ]
 OBS_SLICES: dict[str, slice] = {}
 _start = 0
@@ -125,6 +128,12 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
         for k in range(n):
             obs[i + k] = played[(seat + k) % n]
     obs[_S["battle_attacks"]] = b.attacks
+    if b.pending:
+        i = _S["combo"]
+        for c in b.pending:
+            obs[i + c] += 1.0
+    if game.config.combo == "multi":
+        obs[_S["combo_rule"]] = 1.0
     # Custom card data may hold far more cards than the standard deck; clip so the observation
     # always lies inside its Box (only card counts above OBS_HIGH are affected; every feature is
     # at most the deck's size or 1, so a deck of OBS_HIGH cards or fewer needs no clipping).

@@ -34,6 +34,8 @@ def render_text(game: BrawlGame, viewer: int | None) -> str:
     if b.attack_card != NO_CARD:
         lines.append(f"  battle: P{b.attacker} attacks P{b.defender} with {game.cards.names[b.attack_card]}"
                      f" (opened by P{b.opener})")
+    if b.pending:
+        lines.append(f"  combo to answer: {_cards_text(game, cards=b.pending)}")
     lines.append(f"  table: {_cards_text(game, cards=game.table)}")
     if game.events:
         e = game.events[-1]

@@ -72,28 +72,33 @@ class Phase(IntEnum):
     WINDOW = 7
     """A reaction window: a fighter may play CHAOS out of turn, or PASS."""
     OVER = 8
+    COMBO = 9
+    """``combo="multi"``: the aggressor may add another attack of the led element to its combo, or
+    PASS (the combo is complete and the defender answers it card for card)."""
 
 
 NUM_PHASES = len(Phase)
 
-DECISION_KINDS = ("attack", "defend", "follow_up", "chaos_direction", "chaos_window", "none")
+DECISION_KINDS = ("attack", "defend", "follow_up", "combo", "chaos_direction", "chaos_window", "none")
 """Kinds of decision (``BrawlGame.decision_kind``): ``attack`` opens a battle; ``defend`` answers an
 attack; ``follow_up`` is the attack (or PASS) after one's own JUMP or COUNTER or on either side of
-a DODGE; ``chaos_direction`` picks the direction after a CHAOS; ``chaos_window`` is a reaction
+a DODGE; ``combo`` (``combo="multi"`` only) adds one more attack of the led element to the attack
+just played, or stops (PASS); ``chaos_direction`` picks the direction after a CHAOS; ``chaos_window`` is a reaction
 window (play CHAOS out of turn or PASS); ``none``: the seat is not deciding (or the game is over)."""
 _KIND_OF_PHASE = {
     Phase.ATTACK: "attack", Phase.DEFEND: "defend", Phase.JUMP_FOLLOW: "follow_up", Phase.DODGE_BACK: "follow_up",
     Phase.DODGE_AGAIN: "follow_up", Phase.COUNTER_FOLLOW: "follow_up", Phase.CHAOS_DIRECTION: "chaos_direction",
-    Phase.WINDOW: "chaos_window", Phase.OVER: "none",
+    Phase.WINDOW: "chaos_window", Phase.OVER: "none", Phase.COMBO: "combo",
 }
 
 HIT_DRAWS = ("one", "per_attack")
+COMBOS = ("single", "multi")
 SHOWDOWNS = ("same", "open")
 RULE_SETS: dict[str, dict[str, Any]] = {
     "standard": {"chaos_windows": "all", "hit_draws": "one", "showdown": "open", "ask_noops": False,
-                 "skip_forced": True},
+                 "skip_forced": True, "combo": "single"},
     "classic": {"chaos_windows": True, "hit_draws": "one", "showdown": "same", "ask_noops": True,
-                "skip_forced": False},
+                "skip_forced": False, "combo": "single"},
 }
 """Each rule set's levers (``seeds/brawl.md``, design choices): ``chaos_windows`` True (windows
 for CHAOS holders, which shows who holds one), ``"all"`` (every other fighter is asked) or False;
@@ -102,7 +107,9 @@ the battle); ``showdown`` "same" (the last two play on as before) or "open" (onc
 left both hands are face up); ``ask_noops`` asks the direction after a CHAOS even when only two
 fighters are left (both answers then do the same); ``skip_forced`` applies a decision with a single
 legal action without asking (never a reaction window: asking everyone is what hides who holds a
-CHAOS)."""
+CHAOS); ``combo`` "single" (a combo is one more attack card, today's reading) or "multi" (every
+attack may be a combo of several cards of its element, laid one card per decision and answered
+card for card; ``seeds/brawl.md`` design choice 4)."""
 
 
 def _is_int(x: Any) -> bool:
@@ -133,6 +140,9 @@ class BrawlConfig:
     showdown: str | None = None
     ask_noops: bool | None = None
     skip_forced: bool | None = None
+    combo: str | None = None
+    """'single': a combo is one more attack card (both rule sets); 'multi': every attack may be a
+    combo of several attack cards of its element, answered card for card (design choice 4)."""
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -151,6 +161,11 @@ class BrawlConfig:
             raise ConfigError(f"hit_draws must be one of {HIT_DRAWS}, got {self.hit_draws!r}")
         if self.showdown not in SHOWDOWNS:
             raise ConfigError(f"showdown must be one of {SHOWDOWNS}, got {self.showdown!r}")
+        if self.combo not in COMBOS:
+            raise ConfigError(f"combo must be one of {COMBOS}, got {self.combo!r}")
+        if self.combo == "multi" and self.hit_draws == "per_attack":
+            raise ConfigError("combo='multi' draws one card per combo card taken; it does not combine with "
+                              "hit_draws='per_attack'")
         for name in ("ask_noops", "skip_forced"):
             if getattr(self, name) not in (True, False) or not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -173,7 +188,7 @@ class BrawlConfig:
         return {"num_players": int(self.num_players), "chaos_windows": self.chaos_windows,
                 "max_steps": None if self.max_steps is None else int(self.max_steps), "rules": self.rules,
                 "hit_draws": self.hit_draws, "showdown": self.showdown, "ask_noops": self.ask_noops,
-                "skip_forced": self.skip_forced}
+                "skip_forced": self.skip_forced, "combo": self.combo}
 
 
 @dataclass(frozen=True)
@@ -231,10 +246,13 @@ class Battle:
     dodger: int = NO_SEAT
     attacks: int = 0
     """Attack cards played in this battle so far (``hit_draws="per_attack"``)."""
+    pending: list[int] | None = None
+    """``combo="multi"``: the cards of the combo on the table not yet answered, in the order laid
+    (while it is laid: every card laid so far); the defender faces the first (``attack_card``)."""
 
     def copy(self) -> Battle:
         return Battle(self.opener, self.attacker, self.defender, self.attack_card, self.element, self.dodger,
-                      self.attacks)
+                      self.attacks, None if self.pending is None else list(self.pending))
 
 
 @dataclass
@@ -561,6 +579,19 @@ class BrawlGame:
             b.opener = seat
             self._attack(seat, self.next_active(seat), a)
             return
+        if ph == Phase.COMBO:
+            if a == PASS:  # the combo is complete: the defender answers it
+                self._face_next(seat)
+                return
+            self._play(seat, a)
+            b.pending.append(a)
+            b.attacks += 1
+            if not self._can_extend(seat):
+                self._face_next(seat)
+            return
+        if ph == Phase.DEFEND and b.pending is not None:
+            self._defend_combo(seat, a)
+            return
         if ph == Phase.DEFEND:
             if a == PASS:  # unable (or unwilling) to defend: draw, battle over
                 draws = b.attacks if self.config.hit_draws == "per_attack" else 1
@@ -607,12 +638,72 @@ class BrawlGame:
         raise AssertionError(f"unhandled phase {ph}")  # pragma: no cover - every phase is handled above
 
     def _attack(self, seat: int, target: int, card: int) -> None:
-        """``seat`` attacks ``target`` with attack ``card``; the target defends next."""
+        """``seat`` attacks ``target`` with attack ``card``; the target defends next (with
+        ``combo="multi"``, first the attacker may add more cards of the element: phase COMBO)."""
         b = self.battle
         self._play(seat, card)
         b.attacker, b.defender, b.attack_card, b.element = seat, target, card, card >> 1
         b.attacks += 1
+        if self.config.combo == "multi":
+            b.pending = [card]
+            if self._can_extend(seat):
+                self.phase, self.actor = Phase.COMBO, seat  # no window yet: the combo is one play
+                return
         self._set(Phase.DEFEND, target, after_play_by=seat)
+
+    def _can_extend(self, seat: int) -> bool:
+        """Whether ``seat`` holds another attack of the battle's element (a combo decision is asked)."""
+        p = 2 * self.battle.element
+        return bool(self.hands[seat, p] > 0 or self.hands[seat, p + 1] > 0)
+
+    def _face_next(self, played_by: int) -> None:
+        """The defender faces the combo's next unanswered card; a reaction window first if a card
+        was just played (``played_by``). With no card left to answer the battle is over."""
+        b = self.battle
+        if b.pending:
+            b.attack_card = b.pending[0]
+            self._set(Phase.DEFEND, b.defender, after_play_by=played_by)
+        else:
+            self._end_battle(after_play_by=played_by)
+
+    def _defend_combo(self, seat: int, a: int) -> None:
+        """``combo="multi"``: the defender answers the combo's first unanswered card (design choice 4).
+
+        The same attack answers that card alone (the aggressor draws one card for it); PASS takes
+        that card's hit (the defender draws one); either way the next card is faced, and the battle
+        ends after the last. JUMP, DODGE and COUNTER answer the whole rest of the combo with their
+        usual follow-ups; BLOCK sends every unanswered card back to the aggressor's hand.
+        """
+        b = self.battle
+        if a == PASS:
+            self._draw(seat)
+            b.pending.pop(0)
+            self._face_next(NO_SEAT)
+            return
+        self._play(seat, a)
+        if a == b.attack_card:
+            self._draw(b.attacker)
+            b.pending.pop(0)
+            self._face_next(seat)
+            return
+        rest, b.pending = b.pending, []
+        if a == BLOCK:  # the aggressor takes every unanswered card back into its hand
+            for c in rest:
+                self.table.remove(c)
+                self.hands[b.attacker, c] += 1
+                self.sizes[b.attacker] += 1
+                self.known[b.attacker, c] += 1  # everyone saw them go back
+                self.known_count += 1
+            self._end_battle(after_play_by=seat)
+        elif a == JUMP:
+            self._set(Phase.JUMP_FOLLOW, seat, after_play_by=seat)
+        elif a == DODGE:
+            b.dodger = seat
+            self._set(Phase.DODGE_BACK, b.attacker, after_play_by=seat)
+        else:  # COUNTER
+            if self.sizes[seat] == 0:
+                self._draw(seat)
+            self._set(Phase.COUNTER_FOLLOW, seat, after_play_by=seat)
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat, card] -= 1

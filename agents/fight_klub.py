@@ -114,7 +114,7 @@ class HeuristicAgent(Agent):
     """Rule-based Fight Klub player; see the module docstring."""
 
     name = "heuristic"
-    version = 3
+    version = 4
     game = "fight_klub"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -154,10 +154,9 @@ class HeuristicAgent(Agent):
             return self._enhance(fights[current], legal, card_of, last)
         if kind == "choose_fight":
             return min(legal, key=lambda a: (self._stakes(fights[a - OPTION0]), a))
-        if kind == "setup":
+        if kind == "setup":  # Conditions, then Gear, then Setup Instants, then actions of cards in play
             plays = [a for a in legal if a != PASS]
-            ranked = sorted(plays, key=lambda a: (0 if a >= SUPPORT0 else 1, -self._value(card_of(a))))
-            return ranked[0] if ranked else PASS
+            return min(plays, key=lambda a: self._setup_rank(a, card_of(a))) if plays else PASS
         if kind == "score" and current is not None:
             state = fights[current, 2 * FIGHT_CARD_SIZE:]
             won, lost = state[3] > 0.5, state[4] > 0.5
@@ -173,7 +172,9 @@ class HeuristicAgent(Agent):
 
     @staticmethod
     def _value(card: np.ndarray | None) -> float:
-        """How much a support card is worth keeping: its tabs, boosts, draws, less its cost."""
+        """How much a support card is worth keeping: its tabs, boosts, draws, less its cost; the same
+        number as ``rules.keep_value`` of the card (rounded to the half point it is a multiple of, so
+        float32 features give it exactly), which the Setup and discard rules of ``AUTO_RULES`` use."""
         if card is None:
             return 0.0
         tabs = float(card[15:18].sum() * 3.0)
@@ -182,7 +183,14 @@ class HeuristicAgent(Agent):
         other += sum(_verbs(card, op, True) for op in ("burn", "discard", "destroy")) * 2.0
         permanent = 3.0 if card[0] > 0.5 else 0.0  # Conditions keep working
         cost = float(card[8:12].sum() * 3.0)
-        return tabs + boost + other + permanent - 0.5 * cost
+        return round(2.0 * (tabs + boost + other + permanent - 0.5 * cost)) / 2.0
+
+    @classmethod
+    def _setup_rank(cls, a: int, card: np.ndarray) -> tuple[int, float]:
+        """The order of a Setup action (lowest first): ``rules.AUTO_RULES["setup"]``."""
+        if a >= SUPPORT0:
+            return 3, -cls._value(card)
+        return (0 if card[0] > 0.5 else 1 if card[2] > 0.5 else 2), -cls._value(card)
 
     @staticmethod
     def _clash_choice(fight: np.ndarray, me: np.ndarray, opp: np.ndarray, legal: list[int]) -> int:

@@ -91,3 +91,40 @@ def test_heuristic_as_the_drop_plays_an_enhance_card_only_to_change_the_result()
         assert outcome(game, seat, action) > outcome(game, seat, PASS), (action, game.log[-6:])
         checked += 1
     assert checked > 5
+
+
+def test_heuristic_card_value_is_the_rules_keep_value() -> None:
+    """The Setup and discard rules (``rules.AUTO_RULES``) rank cards by ``rules.keep_value``; the
+    heuristic ranks them from the observation: the same number for every card, exactly (a float32
+    feature difference would make a rule and the heuristic part on a tie)."""
+    import sys
+    from pathlib import Path
+
+    from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+    from fight_envs.games.fight_klub.observe import support_features
+    from fight_envs.games.fight_klub.rules import keep_value
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from fk_helpers import POOL
+
+    cards = list(DEFAULT_POOL.support.values()) + list(POOL.support.values())
+    values = [(HeuristicAgent._value(support_features(c)), keep_value(c)) for c in cards]
+    assert all(a == b for a, b in values), [(c.id, a, b) for c, (a, b) in zip(cards, values) if a != b]
+    assert len({b for _, b in values}) > 10  # not a constant
+
+
+def test_heuristic_sets_up_conditions_before_gear_instants_and_cards_in_play() -> None:
+    """Version 4: in Setup a Condition from the hand first (it keeps working), then Gear, then a Setup
+    Instant, then a Setup action of a card in play (version 3 used the cards in play first, which
+    spent the turn's two Setup actions on small effects and cost it ~10 points against play_anything)."""
+    from fight_envs.games.fight_klub.rules import SUPPORT0
+
+    seen = 0
+    for game, seat, obs, action in _heuristic_decisions("setup", range(6)):
+        p = game.players[seat]
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"]) if a != 0]
+        assert action == game._phase_rule(game.pending) and action != 0
+        rank = lambda a: 3 if a >= SUPPORT0 else {"condition": 0, "gear": 1}.get(game.pool.support[p.hand[a - 1]].type, 2)  # noqa: E731
+        assert rank(action) == min(rank(a) for a in legal)
+        seen += rank(action) < max(rank(a) for a in legal)
+    assert seen > 5

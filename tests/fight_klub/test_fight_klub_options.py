@@ -414,3 +414,55 @@ def test_cards_played_by_rule_replay_in_clones_and_determinizations() -> None:
             assert other.pending == g.pending or other.pending.kind == g.pending.kind
         return
     raise AssertionError("no card was played by rule in three random games")
+
+
+def test_setup_and_discard_rules_order_the_cards_by_type_and_worth() -> None:
+    """Setup by rule (not the default; heuristic v4's own order): a Condition from the hand first, then a
+    Gear, then a Setup Instant, then a Setup action of a card in play, each group by ``keep_value``;
+    a discard by rule (the default): the hand card worth least, ties the first."""
+    from fk_helpers import POOL
+
+    from fight_envs.games.fight_klub.rules import AUTO_DEFAULT, Decision, InPlay, keep_value
+
+    assert "setup" not in AUTO_DEFAULT and "discard" in AUTO_DEFAULT
+    g = new_game(auto=("setup", "discard"))
+    empty_hands(g)
+    give(g, 1, "v_sabotage", "v_amulet", "v_meditation", "v_prepare")
+    p = g.players[1]
+    p.support = [InPlay(POOL.support["v_library"]), InPlay(POOL.support["v_generator"])]
+    order = []
+    hand = {cid: HAND0 + i for i, cid in enumerate(p.hand)}
+    left = [*hand.values(), 17, 18]
+    while left:
+        a = g._phase_rule(Decision(1, "setup", (PASS, *left)))
+        order.append(p.hand[a - HAND0] if a < 17 else p.support[a - 17].card.id)
+        left.remove(a)
+    assert order == ["v_meditation", "v_amulet", "v_prepare", "v_sabotage", "v_generator", "v_library"]
+    assert g._phase_rule(Decision(1, "setup", (PASS,))) == PASS
+    values = {cid: keep_value(POOL.support[cid]) for cid in p.hand}
+    assert min(values, key=values.__getitem__) == "v_sabotage"
+    assert g._phase_rule(Decision(1, "discard", tuple(hand.values()))) == hand["v_sabotage"]
+    give(g, 1, "v_slip", "v_slip")  # worth 1.0, as Sabotage: the first in the hand of the cheapest goes
+    assert keep_value(POOL.support["v_slip"]) == values["v_sabotage"]
+    first = min(i for i, cid in enumerate(p.hand) if keep_value(POOL.support[cid]) == values["v_sabotage"])
+    assert g._phase_rule(Decision(1, "discard", tuple(HAND0 + i for i in range(len(p.hand))))) == HAND0 + first
+
+
+def test_discards_made_by_rule_replay_in_clones_and_determinizations() -> None:
+    """A discard made by rule reads the discarding player's own hand, so it is in the script like a
+    forced move: a clone and a determinization (by either seat) discard the same card."""
+    env = fight_klub_v0.raw_env()
+    for seed in range(40):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while env.game.pending is not None and not any(e[:2] == ("auto", "discard") for e in env.game.log):
+            assert env.game.pending.kind != "discard"
+            env.step(int(rng.choice(env.game.pending.legal)))
+        g = env.game
+        if g.pending is None:
+            continue
+        for other in (g.clone(), g.determinize(0, np.random.default_rng(seed)), g.determinize(1, np.random.default_rng(seed))):
+            assert [p.discard for p in other.players] == [p.discard for p in g.players]
+            assert [p.dealt for p in other.players] == [p.dealt for p in g.players]
+        return
+    raise AssertionError("no card was discarded by rule in 40 random games")

@@ -103,7 +103,7 @@ def test_env_deepcopy_and_pickle_continue_identically() -> None:
 def test_no_leak_determinization_reads_only_what_the_seat_observed() -> None:
     checked = 0
     for seed in range(6):
-        for g in played(seed, 7):
+        for g in played(seed, 6):
             for seat in (0, 1):
                 d = g.determinize(seat, np.random.default_rng(5))
                 assert public_of(d, seat) == public_of(g, seat)
@@ -178,8 +178,9 @@ def test_counting_distribution_of_unseen_cards(turns: int) -> None:
     assert abs(hits / m - p) < 4 * np.sqrt(p * (1 - p) / m) + 1e-9
 
 
-def test_decision_kinds_and_information_set() -> None:
-    env = fight_klub_v0.raw_env()
+@pytest.mark.parametrize("auto", [None, []], ids=["default", "every_choice_asked"])
+def test_decision_kinds_and_information_set(auto: list[str] | None) -> None:
+    env = fight_klub_v0.raw_env(auto_decisions=auto)
     env.reset(seed=2)
     rng = np.random.default_rng(2)
     seen = set()
@@ -198,7 +199,8 @@ def test_decision_kinds_and_information_set() -> None:
         np.testing.assert_array_equal(mask, env.observe(agent)["action_mask"])
         np.testing.assert_array_equal(encode(info.state, info.seat), obs)
         env.step(int(rng.choice(np.flatnonzero(mask))))
-    assert len(seen) >= 5
+    # by default three kinds are asked (the rest are made by rule, rules.AUTO_DEFAULT); asking every choice, more
+    assert seen == {"setup", "order_enhance", "enhance"} if auto is None else len(seen) >= 5
 
 
 def test_search_agent_plays_only_legal_actions_and_its_determinizations_ask_what_the_env_asks() -> None:

@@ -103,16 +103,22 @@ AUTO_RULES = {
     "score": "a card whose Score effect's condition (won / lost) the fight's result meets, the first one "
              "(hand before support area), else pass",
     "cooldown": "the first card that can act (hand before support area), else pass",
+    "setup": "a Condition from the hand first, then a Gear, then a Setup Instant, then a Setup action of a card in "
+             "play; within each, the card worth most (``keep_value``; ties: the first), else pass",
+    "discard": "the hand card worth least (``keep_value``; ties: the first in the hand)",
+    "even_up": "keep every card the Hold allows (stop at once); above the Hold, discard the hand card worth least "
+               "(``keep_value``; ties: the first in the hand)",
 }
 """The decision kinds that can be resolved by a fixed rule instead of asked (``FightKlubConfig.auto``),
 each with its rule (``seeds/fight_klub.md``, interpretation 38). Every rule reads public state only,
 so replays and determinizations resolve them alike."""
 AUTO_DEFAULT: frozenset[str] = frozenset({
     "order_setup", "order_score", "order_cooldown", "choose_fight", "clash_text", "skirmish_order", "pay_generic",
-    "burn", "destroy_own", "destroy_other", "score", "cooldown",
+    "burn", "destroy_own", "destroy_other", "score", "cooldown", "discard", "even_up",
 })
 """The kinds resolved by rule by default: those that cost the heuristic under 3 points when played at
-random (the ablation tool, ``seeds/fight_klub.md`` section 10), so every kind still asked matters."""
+random (the ablation tool, ``seeds/fight_klub.md`` section 10), so every kind still asked matters.
+``setup`` has a rule but is asked: it costs the heuristic (version 4) more than 3 points at random."""
 
 
 @dataclass(frozen=True)
@@ -494,14 +500,23 @@ class FightKlubGame:
         self.pending = decision
 
     def _phase_rule(self, d: Decision) -> int:
-        """``AUTO_RULES`` for the Score and Cooldown actions (the heuristic's own choices)."""
+        """``AUTO_RULES`` for the Score, Cooldown and Setup actions, discards and evening up (the heuristic's own choices)."""
         if d.kind == "cooldown":
             return next((a for a in d.legal if a != PASS), PASS)
+        p = self.players[d.seat]
+        if d.kind in ("discard", "even_up"):  # keep what the Hold allows, else the card worth least; ties: the first
+            if PASS in d.legal:
+                return PASS
+            return min(d.legal, key=lambda a: keep_value(self.pool.support[p.hand[a - HAND0]]))
+        if d.kind == "setup":  # Conditions, Gear, Setup Instants, cards in play; the one worth most; ties: the first
+            plays = [a for a in d.legal if a != PASS]
+            if not plays:
+                return PASS
+            return min(plays, key=lambda a: self._setup_rank(p, a))
         f = self.fights[self.current]  # type: ignore[index]
         if f.winner is None:
             return PASS  # a tie meets no condition
         want = "won" if f.winner == d.seat else "lost"
-        p = self.players[d.seat]
         for a in d.legal:
             if a == PASS:
                 continue
@@ -509,6 +524,13 @@ class FightKlubGame:
             if any(e.when == want for e in card.effects) or any(e.when == want for x in card.actions for e in x.effects):
                 return a
         return PASS
+
+    def _setup_rank(self, p: Player, a: int) -> tuple[int, float]:
+        """``AUTO_RULES["setup"]``'s order of a Setup action ``a`` (lowest first)."""
+        if a >= SUPPORT0:
+            return 3, -keep_value(p.support[a - SUPPORT0].card)
+        card = self.pool.support[p.hand[a - HAND0]]
+        return {"condition": 0, "gear": 1}.get(card.type, 2), -keep_value(card)
 
     def _ask(self, seat: int, kind: str, legal: Sequence[int]) -> Generator[Decision, int, int]:
         action = yield Decision(seat, kind, tuple(sorted(legal)))
@@ -1120,8 +1142,27 @@ def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
 
 
 SKIRMISH_TYPE_INDEX = {t: i for i, t in enumerate(SKIRMISH_TYPES)}
-_PHASE_RULES = frozenset({"score", "cooldown"})
+_PHASE_RULES = frozenset({"score", "cooldown", "setup", "discard", "even_up"})
 """The AUTO_RULES kinds resolved in the flow driver (``_advance``), recorded in the script like forced moves."""
+
+
+def keep_value(card: SupportCard) -> float:
+    """How much a support card is worth keeping or playing in Setup (``AUTO_RULES`` for ``setup`` and
+    ``discard``; the heuristic's own measure): its tabs, 3 per point of boost (an opponent's boost
+    down counts for me), 2 per card drawn, token added, damage doubled, token burnt, card discarded
+    or destroyed at the opponent, 3 for a Condition (it keeps working), less half its play cost
+    (burnt tokens and generic). Multiples of 0.5, so the observation's float features give the same."""
+    effects = card.effects + tuple(e for a in card.actions for e in a.effects)
+    value = float(sum(card.tabs))
+    for e in effects:
+        if e.op == "boost":
+            value += 3.0 * e.n * (1 if e.who == "self" else -1)
+        elif (e.who == "self" and e.op in ("draw", "add", "double_damage")) or \
+                (e.who == "opponent" and e.op in ("burn", "discard", "destroy")):
+            value += 2.0 * e.n
+    if card.type == "condition":
+        value += 3.0
+    return value - 0.5 * (sum(card.cost.burn) + card.cost.generic)
 
 
 def max_decisions_per_turn(pool: CardPool) -> int:

@@ -254,7 +254,24 @@ class raw_env(AECMixin, AECEnv):
             self.terminations = {a: True for a in self.agents}
         elif g.truncated:
             self.truncations = {a: True for a in self.agents}
-        self.infos = {a: self._info(a) for a in self.agents}
+        self.infos = self._infos()
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """``_info`` of every live agent, what they share computed once (this runs every step)."""
+        g = self.game
+        assert g is not None
+        if self.mask_in_info:
+            return {a: self._info(a) for a in self.agents}
+        turn = min(g.turn, g.config.max_turns)
+        decision = -1 if g.pending is None else _KIND_INDEX[g.pending.kind]
+        players, drop, seats = g.players, g.drop, self.seat
+        out = {}
+        for a in self.agents:
+            seat = seats[a]
+            me, other = players[seat], players[1 - seat]
+            out[a] = {"score": me.dealt, "damage_dealt": me.dealt, "damage_taken": other.dealt, "life": me.life,
+                      "turn": turn, "has_drop": int(drop == seat), "decision": decision}
+        return out
 
     def _mask(self, agent: str) -> np.ndarray:
         g = self.game
@@ -312,7 +329,7 @@ class raw_env(AECMixin, AECEnv):
             returns = g.returns()
             self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
         else:
-            self.rewards = {a: 0.0 for a in self.agents}
+            self.rewards = dict.fromkeys(self.agents, 0.0)
         self._sync()
         self._accumulate_rewards()
 

@@ -57,6 +57,7 @@ Counts are scaled by the divisors in ``_SCALE``; all values are clipped to +-``O
 from __future__ import annotations
 
 import struct
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -329,31 +330,43 @@ _THIRD = 1.0 / 3.0
 _DAMAGE = _SCALE["damage"]
 _NO_DISCARDS = (None, [0.0, 0.0, 0.0, 0.0])
 _DISCARD_KEYS = (("discard", 0), ("discard", 1))
+_RTS_KEYS = (("rts", 0), ("rts", 1))
+_NO_RTS = (None, 0.0)
 
 
-def _player(game: FightKlubGame, seat: int, keys: dict[Any, Any]) -> list[float]:
-    p, o = game.players[seat], game.players[1 - seat]
+_PLAYER_FIELDS = attrgetter("life", "dealt", "pool", "imprint", "fists", "energy", "hold", "hand_size", "hand",
+                            "draw_deck", "fight_stack", "discard", "support", "damage_stack", "rts")
+"""What ``_player`` reads of a player, fetched in one call (it runs twice every decision)."""
+
+
+def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables) -> list[float]:
+    (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support, damage_stack,
+     rts) = _PLAYER_FIELDS(game.players[seat])
     life = _LIFE
-    # discards by type: from the pool's pile sums, index 1..4 of a deck summary; kept per seat
-    # with the pile they came from (a pile changes a few times a turn, this runs every decision)
-    discard = p.discard
-    hit = keys.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
+    # discards by type (/ 10, as a deck summary's counts) and the raise-the-stakes cards' damage:
+    # kept per seat with the pile they came from, for both seats' encodings (a pile changes a few
+    # times a turn, this runs every decision)
+    hit = shared.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
     if hit[0] != discard:
-        disc = _pool_tables(game.pool).deck(discard, 10.0)[1:5].tolist() if discard else [0.0, 0.0, 0.0, 0.0]
-        hit = keys[_DISCARD_KEYS[seat]] = (list(discard), disc)
-    rts = p.rts
-    rts_damage = sum([game.pool.fight[c].damage for c in rts]) if rts else 0
-    pool, imp, fists, en = p.pool, p.imprint, p.fists, p.energy
+        hit = shared[_DISCARD_KEYS[seat]] = (list(discard), tables.type_counts(discard))
+    if rts:
+        rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
+        if rhit[0] != rts:
+            fight = game.pool.fight
+            rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
+        rts_damage = rhit[1]
+    else:
+        rts_damage = 0 / _DAMAGE
     energy, third, hand, deck, stack = _ENERGY, _THIRD, _HANDS, _DECKS, _STACKS
     # plain Python floats: one numpy conversion at the end is far cheaper than many small arrays
     return [
-        p.life * life, p.dealt * life, (p.life - o.dealt) * life,
+        life_ * life, dealt * life, (life_ - game.players[1 - seat].dealt) * life,
         pool[0] * energy, pool[1] * energy, pool[2] * energy, imp[0] * third, imp[1] * third, imp[2] * third,
         fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
-        p.hold * hand, p.hand_size * hand, len(p.hand) * hand,
-        len(p.draw_deck) * deck, len(p.fight_stack) * stack, len(discard) * deck,
-        len(p.support) / MAX_SUPPORT, len(p.damage_stack) * stack, len(rts) * stack,
-        rts_damage / _DAMAGE, *hit[1],
+        hold * hand, hand_size * hand, len(hand_) * hand,
+        len(draw_deck) * deck, len(fight_stack) * stack, len(discard) * deck,
+        len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack,
+        rts_damage, *hit[1],
     ]
 
 
@@ -366,6 +379,35 @@ def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], li
 
 
 _UNKNOWN: Any = object()
+
+
+def _totals_key(game: FightKlubGame, f: FightSlot, in_play: list[Any]) -> tuple[Any, ...]:
+    """Everything the skirmish totals of fight ``f`` read: its cards and ends, Effect and Gear tabs,
+    boosts, the cards in play (their Condition bonuses; ``in_play``: each seat's list, in seat order)
+    and fists (the characters' bonuses are fixed for a game)."""
+    tabs, boosts = f.effect_tabs, f.boosts
+    players = game.players
+    return (*f.cards, *f.end, *tabs[0], *tabs[1], tuple(boosts[0].items()) if boosts[0] else None,
+            tuple(boosts[1].items()) if boosts[1] else None, in_play[0], in_play[1], players[0].fists, players[1].fists)
+
+
+def _seat_totals(game: FightKlubGame, f: FightSlot, in_play: list[Any], seat: int, fresh: bool = False,
+                 tkey: Any = None) -> tuple[list[int], list[int]] | None:
+    """``_totals(game, f, seat)``, from both seats' totals kept on the fight slot while
+    ``_totals_key`` (``tkey`` where the caller has it) is unchanged: both seats' encodings share
+    them (they alternate, so each would otherwise recompute what the other did).
+    ``fresh``: computed afresh, nothing kept (``encode_fresh``, the check of the kept ones)."""
+    if fresh:
+        return _totals(game, f, seat)
+    if tkey is None:
+        tkey = _totals_key(game, f, in_play)
+    hit = f.__dict__.get("_obs_totals")
+    if hit is None or hit[0] != tkey:
+        hit = f.__dict__["_obs_totals"] = (tkey, _totals(game, f, 0))
+    both = hit[1]
+    if both is None:
+        return None
+    return both if seat == 0 else (both[1], both[0])
 
 
 def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals: Any = _UNKNOWN) -> list[float]:
@@ -417,22 +459,42 @@ def _floats(values: list[float]) -> np.ndarray:
 
 
 _S = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
-_HAND0, _HAND1 = _S["hand"]
-_FIGHTS0, _FIGHTS1 = _S["fights"]
 _HEAD = _S["hand"][0]  # global, me, opp: the numbers of the table, built as one list
-_AREAS = (_S["support_me"], _S["support_opp"])
 _KIND0 = 2 + len(_PHASE_INDEX)
+_NK = len(DECISION_KINDS)
+_RESOLVED_AT, _SKIRMISHES_AT = _KIND0 + _NK + 2, _KIND0 + _NK + 3
 _CHAR_BLOCKS = (_S["character_me"], _S["character_opp"])
 _DECK_BLOCKS = (_S["deck_me"], _S["deck_opp"])
 _STACK_BLOCKS = (_S["stack_me"], _S["stack_opp"])
+_STACK_KEYS = (("stack", 0), ("stack", 1))
 _PLAYS0, _PLAYS1 = _S["plays_opp"]
-_NK = len(DECISION_KINDS)
-_FIGHT_KEYS = tuple(("fight", i) for i in range(FIGHTS_PER_TURN))
-_FSTATE_KEYS = tuple(("fstate", i) for i in range(FIGHTS_PER_TURN))
-_AREA_KEYS = (("area", 0), ("area", 1))
-_TOTALS_KEYS = tuple(("totals", i) for i in range(FIGHTS_PER_TURN))
-_HEAD_KEYS = (("head", 0), ("head", 1), ("head", 2))
-_HEAD_PARTS = (_S["global"], _S["me"], _S["opp"])
+_CARD_ROWS = (slice(0, FIGHT_CARD_SIZE), slice(FIGHT_CARD_SIZE, 2 * FIGHT_CARD_SIZE))
+_STATE_COLS = slice(2 * FIGHT_CARD_SIZE, FIGHT_SIZE)
+
+
+class _Buffer:
+    """One seat's observation buffer in one game, what each block was last written from (``keys``),
+    and views of its blocks (made once: a numpy view costs about as much as a small write)."""
+
+    __slots__ = ("obs", "keys", "shared", "pool", "tables", "hand", "areas", "fights", "fresh", "area_keys", "fight_keys",
+                 "state_keys")
+
+    def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
+        self.fresh = fresh  # encode_fresh: every block from scratch, no kept totals either
+        self.obs = obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.keys: dict[Any, Any] = {}
+        self.shared = shared  # what both seats' encodings of one game read alike (kept by seat)
+        self.pool = pool
+        self.tables = _pool_tables(pool)
+        a, b = _S["hand"]
+        self.hand = obs[a:b].reshape(MAX_HAND, SUPPORT_SIZE)
+        self.areas = tuple(obs[a:b].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1) for a, b in (_S["support_me"], _S["support_opp"]))
+        a, b = _S["fights"]
+        self.fights = obs[a:b].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
+        # the keys of the blocks met most often, in lists rather than in ``keys`` (faster to reach)
+        self.area_keys: list[Any] = [None, None]
+        self.fight_keys: list[Any] = [_UNKNOWN] * FIGHTS_PER_TURN
+        self.state_keys: list[Any] = [None] * FIGHTS_PER_TURN
 
 
 def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
@@ -443,59 +505,65 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     that seat's last encoding (a hand, a support area, a fight's cards); the small blocks are
     rebuilt every time. The result is the same as encoding from scratch (``encode_fresh``).
     """
-    bufs = game.__dict__.setdefault("_obs_bufs", {})
-    hit = bufs.get(seat)
-    if hit is None or hit[2] is not game.pool:
-        hit = bufs[seat] = (np.zeros(OBS_SIZE, dtype=np.float32), {}, game.pool)
-    obs, keys = hit[0], hit[1]
-    _write(game, seat, obs, keys)
-    return obs.copy() if copy else obs
+    bufs = game.__dict__.get("_obs_bufs")
+    if bufs is None:
+        bufs = game.__dict__["_obs_bufs"] = {}
+    buf = bufs.get(seat)
+    if buf is None or buf.pool is not game.pool:
+        shared = bufs.get("shared")
+        if shared is None or shared[0] is not game.pool:
+            shared = bufs["shared"] = (game.pool, {})
+        buf = bufs[seat] = _Buffer(game.pool, shared[1])
+    _write(game, seat, buf)
+    return buf.obs.copy() if copy else buf.obs
 
 
 def encode_fresh(game: FightKlubGame, seat: int) -> np.ndarray:
     """``encode`` without the per-game buffer (for checks)."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    _write(game, seat, obs, {})
-    return obs
+    buf = _Buffer(game.pool, {}, fresh=True)
+    _write(game, seat, buf)
+    return buf.obs
 
 
-def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]) -> None:
-    """Write ``seat``'s observation into ``obs``. ``keys`` holds, per block, what the block was last
-    written from (``{}``: write everything): a block whose inputs compare equal is left as it is.
-    Called on every decision, so each key is the cheapest exact copy of its inputs (tuples of
-    the piles, which compare element by element in C)."""
-    g = [0.0] * GLOBAL_SIZE
-    g[0] = game.turn / game.config.max_turns
-    g[1] = float(game.turn == 1)
-    g[2 + _PHASE_INDEX[game.phase]] = 1.0
-    pending = game.pending
-    if pending is not None:
-        g[_KIND0 + _KIND_INDEX[pending.kind]] = 1.0
-        g[_KIND0 + _NK] = float(pending.seat == seat)
-    g[_KIND0 + _NK + 1] = float(game.drop == seat)
-    game_fights = game.fights
-    if game_fights:
-        g[_KIND0 + _NK + 2] = sum(f.resolved for f in game_fights) / FIGHTS_PER_TURN
-    current = game.current
-    if current is not None:
-        g[_KIND0 + _NK + 3] = sum(w is not None for w in game_fights[current].skirmish_winner) / 3.0
-    # the table's numbers in three parts (global, me, opp), each written only when it changed, then
-    # all clipped at once (clipping is idempotent: a part clipped before is unchanged by it)
-    written = False
-    for k, part in enumerate((g, _player(game, seat, keys), _player(game, 1 - seat, keys))):
-        if keys.get(_HEAD_KEYS[k]) != part:
-            keys[_HEAD_KEYS[k]] = part
-            a, b = _HEAD_PARTS[k]
-            obs[a:b] = _floats(part)
-            written = True
-    if written:
-        h = obs[:_HEAD]
-        np.minimum(h, OBS_HIGH, out=h)  # np.clip in float32, as two plain ufunc calls
-        np.maximum(h, -OBS_HIGH, out=h)
-    tables = _pool_tables(game.pool)
-    index = tables.support_index
+def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
+    """Write ``seat``'s observation into ``buf.obs``. ``buf.keys`` holds, per block, what the block
+    was last written from (``{}``: write everything): a block whose inputs compare equal is left as
+    it is. Called on every decision, so each key is the cheapest exact copy of its inputs (lists and
+    tuples of what the engine holds, which compare element by element in C)."""
+    obs, keys, tables = buf.obs, buf.keys, buf.tables
     players = game.players
     me, opp = players[seat], players[1 - seat]
+    turn = game.turn
+    game_fights = game.fights
+    current = game.current
+    # the table's numbers (global, me, opp) as one list, written when it changed
+    head = [0.0] * GLOBAL_SIZE
+    head[0] = turn / game.config.max_turns
+    if turn == 1:
+        head[1] = 1.0
+    head[2 + _PHASE_INDEX[game.phase]] = 1.0
+    pending = game.pending
+    if pending is not None:
+        head[_KIND0 + _KIND_INDEX[pending.kind]] = 1.0
+        if pending.seat == seat:
+            head[_KIND0 + _NK] = 1.0
+    if game.drop == seat:
+        head[_KIND0 + _NK + 1] = 1.0
+    if game_fights:
+        head[_RESOLVED_AT] = sum([f.resolved for f in game_fights]) / FIGHTS_PER_TURN
+    if current is not None:
+        head[_SKIRMISHES_AT] = sum([w is not None for w in game_fights[current].skirmish_winner]) / 3.0
+    shared = buf.shared
+    head += _player(game, seat, shared, tables)
+    head += _player(game, 1 - seat, shared, tables)
+    if keys.get("head") != head:
+        keys["head"] = head
+        # clipped to +-OBS_HIGH before the cast to float32, which gives what clipping after it gives
+        # (OBS_HIGH is exact in float32 and rounding keeps order); in practice nothing is clipped
+        if max(head) > OBS_HIGH or min(head) < -OBS_HIGH:
+            head = [min(max(x, -OBS_HIGH), OBS_HIGH) for x in head]
+        obs[:_HEAD] = _floats(head)
+    index = tables.support_index
     my_hand = me.hand
     old = keys.get("hand")
     if old != my_hand:  # keys of piles are list copies: a list equals a list only
@@ -509,72 +577,82 @@ def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]
             while first < last and old[first] == my_hand[first]:
                 first += 1
         keys["hand"] = list(my_hand)
+        hand = buf.hand
         if n_old > n_new:
-            obs[_HAND0 + n_new * SUPPORT_SIZE:_HAND0 + n_old * SUPPORT_SIZE] = 0.0
-        if n_new > first:  # one fancy-indexed copy of the cards' vectors (kept per pool)
-            obs[_HAND0 + first * SUPPORT_SIZE:_HAND0 + n_new * SUPPORT_SIZE] = \
-                tables.support_vecs[[index[c] for c in my_hand[first:]]].ravel()
-    turn = game.turn
-    area_keys = []
-    for k, (start, stop) in enumerate(_AREAS):
-        items = (me, opp)[k].support
-        # each card in play: its id, whether it was used this turn, and its bonus (the fights' totals read it)
-        key = tuple([(x.card.id, bool(x.used_in) and x.used_in[0] == turn, x.card.bonus) for x in items]) if items else ()
-        area_keys.append(key)
-        if keys.get(_AREA_KEYS[k]) == key:
+            hand[n_new:n_old] = 0.0
+        if n_new > first:  # one gather of the cards' vectors (kept per pool) straight into the block
+            np.take(tables.support_vecs, [index[c] for c in my_hand[first:]], axis=0, out=hand[first:n_new], mode="clip")
+    # support areas: the cards in play (rows rewritten from the first that differs, as in a hand)
+    # and the step each was last used in (its "used this turn" flag is read from that and the
+    # turn); the card lists also stand for the Condition bonuses the fights' totals read
+    in_play: list[Any] = [None, None]  # by seat
+    area_keys = buf.area_keys
+    for k, p in enumerate((me, opp)):
+        items = p.support
+        cards = in_play[seat if k == 0 else 1 - seat] = [x.card for x in items]
+        used = [x.used_in for x in items]
+        hit = area_keys[k]
+        if hit is not None and hit[2] == used and hit[1] == turn and hit[0] == cards:
             continue
-        keys[_AREA_KEYS[k]] = key
-        obs[start:stop] = 0.0
-        if items:
-            area = obs[start:stop].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1)
-            area[:len(items), :SUPPORT_SIZE] = tables.support_vecs[[index[x.card.id] for x in items]]
-            area[:len(items), SUPPORT_SIZE] = [float(used) for _, used, _ in key]
+        area_keys[k] = (cards, turn, used)
+        area = buf.areas[k]
+        n_new = len(cards)
+        if hit is None or hit[0] != cards:
+            if hit is None:
+                first, n_old = 0, MAX_SUPPORT
+            else:
+                old = hit[0]
+                n_old, first = len(old), 0
+                last = min(n_old, n_new)
+                while first < last and old[first] is cards[first]:
+                    first += 1
+            if n_old > n_new:
+                area[n_new:n_old] = 0.0
+            if n_new > first:
+                np.take(tables.support_vecs, [index[c.id] for c in cards[first:]], axis=0,
+                        out=area[first:n_new, :SUPPORT_SIZE], mode="clip")
+        if n_new:
+            area[:n_new, SUPPORT_SIZE] = [float(bool(u) and u[0] == turn) for u in used]
     n_fights = len(game_fights)
-    fights = None
+    fights = buf.fights
+    fresh = buf.fresh
+    fight_keys, state_keys = buf.fight_keys, buf.state_keys
     for i in range(FIGHTS_PER_TURN):
         f = game_fights[i] if i < n_fights else None
-        key = None if f is None else (f.cards[seat], f.end[seat], f.cards[1 - seat], f.end[1 - seat])
-        fkey = _FIGHT_KEYS[i]
-        if keys.get(fkey) != key:
-            keys[fkey] = key
-            if fights is None:
-                fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-            fights[i] = 0.0
-            keys.pop(_FSTATE_KEYS[i], None)
-            if f is not None:
+        key = None if f is None else (*f.cards, *f.end)
+        if fight_keys[i] != key:
+            fight_keys[i] = key
+            state_keys[i] = None
+            if f is None:
+                fights[i] = 0.0
+            else:
                 fight_cards = game.pool.fight
                 for k, s in enumerate((seat, 1 - seat)):
                     cid = f.cards[s]
-                    if cid is not None:
-                        fights[i, k * FIGHT_CARD_SIZE:(k + 1) * FIGHT_CARD_SIZE] = _fight_vec(fight_cards[cid], f.end[s])
+                    if cid is None:
+                        fights[i, _CARD_ROWS[k]] = 0.0
+                    else:
+                        fights[i, _CARD_ROWS[k]] = _fight_vec(fight_cards[cid], f.end[s])
+                # the state columns are written below (their key was dropped)
         if f is None:
             continue
-        old = keys.get(_FSTATE_KEYS[i])
+        old = state_keys[i]
         if f.resolved:
             # a resolved fight's state is kept by _fight_state once written: the slot itself is its key
             if old is f:
                 continue
-            skey: Any = f
-        else:
-            # everything _fight_state reads of an open fight beyond its cards (fixed lengths, so flat):
-            # the areas' keys stand for the Condition bonuses the totals read
-            # the last item is what the skirmish totals read: the totals are kept while it stays equal
-            tabs, boosts = f.effect_tabs, f.boosts
-            tkey = (*f.end, *tabs[0], *tabs[1], tuple(boosts[0].items()) if boosts[0] else None,
-                    tuple(boosts[1].items()) if boosts[1] else None, area_keys[0], area_keys[1], me.fists, opp.fists)
-            skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double,
-                    frozenset(f.nullified) if f.nullified else None, tkey)
-            if type(old) is tuple and old == skey:
-                continue
-        keys[_FSTATE_KEYS[i]] = skey
-        if fights is None:
-            fights = obs[_FIGHTS0:_FIGHTS1].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-        if f.resolved:
-            fights[i, 2 * FIGHT_CARD_SIZE:] = _floats(_fight_state(game, f, i, seat))
-        else:
-            if type(old) is not tuple or old[-1] != tkey:
-                keys[_TOTALS_KEYS[i]] = _totals(game, f, seat)
-            fights[i, 2 * FIGHT_CARD_SIZE:] = _floats(_fight_state(game, f, i, seat, keys[_TOTALS_KEYS[i]]))
+            state_keys[i] = f
+            fights[i, _STATE_COLS] = _floats(_fight_state(game, f, i, seat, _seat_totals(game, f, in_play, seat, fresh)))
+            continue
+        # everything _fight_state reads of an open fight beyond its cards (fixed lengths, so flat),
+        # then what the skirmish totals read (``_totals_key``)
+        tabs = f.effect_tabs
+        skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double,
+                frozenset(f.nullified) if f.nullified else None, *tabs[0], *tabs[1], _totals_key(game, f, in_play))
+        if type(old) is tuple and old == skey:
+            continue
+        state_keys[i] = skey
+        fights[i, _STATE_COLS] = _floats(_fight_state(game, f, i, seat, _seat_totals(game, f, in_play, seat, fresh, skey[-1])))
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
     character = keys.get("character")
     if character is None or character[0] is not me.deck or character[1] is not opp.deck:
@@ -592,9 +670,8 @@ def _write(game: FightKlubGame, seat: int, obs: np.ndarray, keys: dict[Any, Any]
         a, b = _DECK_BLOCKS[1]
         obs[a:b] = tables.deck(unseen, DRAW_SIZE)
     for k, p in enumerate((me, opp)):
-        kk = ("stack", k)
-        if keys.get(kk) != p.fight_stack:
-            keys[kk] = list(p.fight_stack)
+        if keys.get(_STACK_KEYS[k]) != p.fight_stack:
+            keys[_STACK_KEYS[k]] = list(p.fight_stack)
             a, b = _STACK_BLOCKS[k]
             obs[a:b] = tables.stack(p.fight_stack)
     if keys.get("plays_opp") != opp.played:
@@ -608,6 +685,7 @@ class _PoolTables:
     def __init__(self, pool: CardPool) -> None:
         self.support_index = {cid: i for i, cid in enumerate(pool.support_ids)}
         self.fight_index = {cid: i for i, cid in enumerate(pool.fight_ids)}
+        self.support_type = {cid: SUPPORT_TYPES.index(pool.support[cid].type) for cid in pool.support_ids}
         n = len(pool.support_ids)
         self.support = np.zeros((n, DECK_SIZE), dtype=np.float32)
         for i, cid in enumerate(pool.support_ids):
@@ -623,26 +701,51 @@ class _PoolTables:
         self.support_vecs = np.stack([support_features(pool.support[c]) for c in pool.support_ids]) if n else \
             np.zeros((0, SUPPORT_SIZE), dtype=np.float32)
         self._sums: dict[tuple[Any, ...], np.ndarray] = {}
+        self._multisets: dict[tuple[Any, ...], np.ndarray] = {}
 
-    def _sum(self, key: tuple[Any, ...], ids: list[str], index: dict[str, int], table: np.ndarray, scale: float) -> np.ndarray:
-        hit = self._sums.get(key)
+    def _sum(self, tag: str, ids: list[str], index: dict[str, int], table: np.ndarray, scale: float) -> np.ndarray:
+        """The rows of ``ids`` summed in index order, / ``scale``, kept per multiset (its sorted row
+        indices): summed in that order, a pile's sum does not depend on its (hidden) order, and the
+        same cards recur in another order (a Draw deck and a hand as one pile, a shuffle)."""
+        rows = sorted([index[c] for c in ids])
+        key = (tag, scale, *rows)
+        hit = self._multisets.get(key)
         if hit is None:
-            if len(self._sums) > 50_000:  # piles repeat a lot within a game; the cache stays bounded
+            if len(self._multisets) > 50_000:  # piles repeat a lot within a game; the caches stay bounded
+                self._multisets.clear()
                 self._sums.clear()
-            if ids:
-                # summed in index order, so a pile's sum does not depend on its (hidden) order; no BLAS threads
-                hit = (table[sorted([index[c] for c in ids])].sum(axis=0) / scale).astype(np.float32, copy=False)
+            if rows:
+                hit = np.add.reduce(table.take(rows, axis=0), axis=0)  # = table[rows].sum(axis=0); no BLAS threads
+                np.divide(hit, scale, out=hit)  # float32, as ``hit / scale``
             else:
                 hit = np.zeros(table.shape[1], dtype=np.float32)
-            self._sums[key] = hit
+            self._multisets[key] = hit
         return hit
 
     def deck(self, ids: list[str], scale: float) -> np.ndarray:
         """Count, counts by type and summed base features of support cards ``ids``, / ``scale``."""
-        return self._sum(("d", scale, *ids), ids, self.support_index, self.support, scale)
+        return self._sum("d", ids, self.support_index, self.support, scale)
 
     def stack(self, ids: list[str]) -> np.ndarray:
-        return self._sum(("s", *ids), ids, self.fight_index, self.fight, float(FIGHT_STACK_SIZE))
+        # also kept by the stack in order: both seats show both stacks, so most stacks are asked twice
+        key = ("s", *ids)
+        hit = self._sums.get(key)
+        if hit is None:
+            hit = self._sums[key] = self._sum("s", ids, self.fight_index, self.fight, float(FIGHT_STACK_SIZE))
+        return hit
+
+    def type_counts(self, ids: list[str]) -> list[float]:
+        """Support cards ``ids`` counted by type, / 10: entries 1..4 of ``deck(ids, 10)`` (counts are
+        exact in float32, so counting here and dividing in float32 gives the same numbers)."""
+        counts = [0, 0, 0, 0]
+        kind = self.support_type
+        for c in ids:
+            counts[kind[c]] += 1
+        return [_TENTHS[n] if n < len(_TENTHS) else float(np.float32(n) / np.float32(10.0)) for n in counts]
+
+
+_TENTHS = (np.arange(4 * DRAW_SIZE, dtype=np.float32) / 10.0).tolist()
+"""``n / 10`` in float32 (the division of a deck summary by its scale), as Python floats."""
 
 
 _TABLES: dict[int, tuple[CardPool, _PoolTables]] = {}

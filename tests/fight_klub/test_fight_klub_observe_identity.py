@@ -1,0 +1,123 @@
+"""The fast observation encoder gives exactly what encoding from scratch gives (issue 15's speed work).
+
+``encode`` keeps, per game, one buffer per seat and rewrites only changed blocks; it also keeps
+what both seats' encodings read alike (the skirmish totals on each fight slot, the discard piles'
+counts) and the pile sums per multiset. ``encode_fresh`` writes every block and computes the
+totals afresh, so a kept value that went stale shows up as a difference here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fight_envs.games.fight_klub import observe
+from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SLICES, encode, encode_fresh
+from fight_envs.games.fight_klub.rules import FightKlubConfig, FightKlubGame
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return x.view(np.uint32)  # compares -0.0 and 0.0 (and NaNs) as the bytes a user hashes
+
+
+def _game(seed: int, **config: object) -> FightKlubGame:
+    decks = list(DEFAULT_POOL.decks.values())
+    g = FightKlubGame(DEFAULT_POOL, [decks[seed % len(decks)], decks[(seed * 5 + 1) % len(decks)]], FightKlubConfig(**config))
+    g.new_game(np.random.default_rng(seed))
+    return g
+
+
+@pytest.mark.parametrize("config", [{}, {"auto": frozenset()}, {"ask_moot_orders": True}], ids=["default", "all-asked", "moot-asked"])
+def test_kept_encoding_equals_fresh_at_irregular_rates(config: dict) -> None:
+    """Each seat encoded at its own irregular rate (one seat often left out for many steps, so its
+    buffer and the shared totals see many changes at once), bit for bit equal to encode_fresh."""
+    for seed in range(6):
+        g = _game(seed, **config)
+        rng = np.random.default_rng(100 + seed)
+        rate = (0.9, 0.15) if seed % 2 else (0.3, 0.7)
+        while True:
+            for seat in (0, 1):
+                if rng.random() < rate[seat] or g.pending is None:
+                    kept = encode(g, seat)
+                    assert np.array_equal(_bits(kept), _bits(encode_fresh(g, seat))), (seed, seat, len(g.actions))
+            if g.pending is None:
+                break
+            legal = g.pending.legal
+            g.apply_action(g.pending.seat, legal[int(rng.integers(len(legal)))])
+
+
+def test_clones_and_determinizations_encode_as_fresh() -> None:
+    """A clone or determinization starts with no buffers; played on, it encodes as from scratch."""
+    g = _game(3)
+    rng = np.random.default_rng(7)
+    step = 0
+    while g.pending is not None:
+        for s in (0, 1):
+            encode(g, s)
+        if step % 9 == 4:
+            for h in (g.clone(), g.determinize(g.pending.seat, np.random.default_rng(step))):
+                play = np.random.default_rng(step)
+                for _ in range(6):
+                    for s in (0, 1):
+                        assert np.array_equal(_bits(encode(h, s)), _bits(encode_fresh(h, s)))
+                    if h.pending is None:
+                        break
+                    h.apply_action(h.pending.seat, h.pending.legal[int(play.integers(len(h.pending.legal)))])
+        g.apply_action(g.pending.seat, g.pending.legal[int(rng.integers(len(g.pending.legal)))])
+        step += 1
+
+
+def test_handed_out_arrays_are_independent_of_the_buffer() -> None:
+    g = _game(1)
+    first = encode(g, 0)
+    first[:] = 7.0  # a caller writing into its array changes nothing kept
+    assert np.array_equal(_bits(encode(g, 0)), _bits(encode_fresh(g, 0)))
+    assert encode(g, 0, copy=False) is encode(g, 0, copy=False)
+
+
+def test_pile_sums_depend_on_the_multiset_only_and_match_the_plain_sum() -> None:
+    """A pile summed in any order gives one array, equal to the table rows summed in index order."""
+    tables = observe._pool_tables(DEFAULT_POOL)
+    rng = np.random.default_rng(0)
+    deck = list(DEFAULT_POOL.decks.values())[0]
+    ids = list(deck.draw_ids())
+    for n in (0, 1, 5, 27):
+        pile = [ids[i] for i in rng.permutation(len(ids))[:n]]
+        rows = sorted(tables.support_index[c] for c in pile)
+        plain = (tables.support[rows].sum(axis=0) / 27).astype(np.float32) if rows else np.zeros(tables.support.shape[1], np.float32)
+        a = tables.deck(pile, 27)
+        b = tables.deck(list(reversed(pile)), 27)
+        assert np.array_equal(_bits(a), _bits(plain)) and np.array_equal(_bits(b), _bits(plain))
+    stack = list(deck.fight_ids())
+    rows = sorted(tables.fight_index[c] for c in stack)
+    plain = (tables.fight[rows].sum(axis=0) / 12.0).astype(np.float32)
+    assert np.array_equal(_bits(tables.stack(stack)), _bits(plain))
+    assert np.array_equal(_bits(tables.stack(stack[::-1])), _bits(plain))
+
+
+def test_discard_type_counts_equal_the_deck_summary_entries() -> None:
+    """Counting a pile by type in Python gives entries 1..4 of its deck summary / 10, bit for bit."""
+    tables = observe._pool_tables(DEFAULT_POOL)
+    rng = np.random.default_rng(1)
+    ids = list(DEFAULT_POOL.support_ids)
+    for n in (0, 1, 3, 10, 27, 60):
+        pile = [ids[int(i)] for i in rng.integers(len(ids), size=n)]
+        want = tables.deck(pile, 10.0)[1:5].tolist()
+        assert tables.type_counts(pile) == want
+
+
+def test_the_table_numbers_are_clipped_as_np_clip_would() -> None:
+    """The global and player numbers are clipped in Python before the float32 cast: a value past
+    OBS_HIGH reads OBS_HIGH (and -OBS_HIGH below), the rest of the block unchanged."""
+    g = _game(2)
+    me = g.players[0]
+    me.pool[0] = 10 ** 6  # pool / 5, far past OBS_HIGH
+    g.players[1].dealt = 10 ** 6  # my Life left goes far below -OBS_HIGH
+    obs = encode(g, 0)
+    block = obs[OBS_SLICES["me"]]
+    assert block[3] == OBS_HIGH
+    assert block[2] == -OBS_HIGH
+    assert np.array_equal(_bits(obs), _bits(encode_fresh(g, 0)))
+    head = obs[:OBS_SLICES["hand"].start]
+    assert head.max() == OBS_HIGH and head.min() == -OBS_HIGH

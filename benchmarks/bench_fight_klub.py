@@ -12,7 +12,8 @@ Fight Klub has two players only and no parallel form, so there is one line per e
 are timed in ``--rounds`` rounds (the reference first in each), and the ratio column is the
 median over rounds of each line's decisions per CPU second divided by ``connect_four_v3.env``'s
 in the same round: on a shared, loaded machine a line timed alone swings by 2x, a ratio within a
-round much less.
+round much less. Beside it: a 95% t interval of the mean round ratio, the games played and the load
+average when the table was printed.
 
 **Deck balance** (``--balance N``): the ``heuristic`` baseline plays itself with every pair of
 two different preconstructed decks, ``N`` seeds per pair, each seed played twice with the decks
@@ -109,17 +110,47 @@ def throughput(seconds: float, rounds: int = 5) -> list[dict[str, Any]]:
         wall = sum(r[name][1] for r in per_round)
         cpu = sum(r[name][2] for r in per_round)
         games = sum(r[name][3] for r in per_round)
-        ratio = None
+        ratio, round_ratios, interval = None, None, None
         if REFERENCE in per_round[0]:
-            ratio = float(np.median([(r[name][0] / r[name][2]) / (r[REFERENCE][0] / r[REFERENCE][2]) for r in per_round]))
+            round_ratios = [(r[name][0] / r[name][2]) / (r[REFERENCE][0] / r[REFERENCE][2]) for r in per_round]
+            ratio = float(np.median(round_ratios))
+            interval = _mean_interval(round_ratios)
         rows.append({"line": name, "decisions": n, "seconds": wall, "cpu_seconds": cpu, "games": games,
-                     "per_s": n / wall, "per_cpu_s": n / cpu, "decisions_per_game": n / max(games, 1), "ratio": ratio})
-    print(f"{rounds} rounds of {seconds:g} s per line; ratio: median over rounds of decisions per CPU second / {REFERENCE}'s")
-    print(f"{'line':<24} {'dec/s wall':>12} {'dec/s cpu':>12} {'ratio':>8} {'decisions/game':>15}")
+                     "per_s": n / wall, "per_cpu_s": n / cpu, "decisions_per_game": n / max(games, 1), "ratio": ratio,
+                     "round_ratios": round_ratios, "ratio_mean_95": interval})
+    print(f"{rounds} rounds of {seconds:g} s per line; ratio: median over rounds of decisions per CPU second / {REFERENCE}'s; "
+          f"95%: t interval of the mean round ratio; load average {' '.join(_load())}")
+    print(f"{'line':<24} {'dec/s wall':>12} {'dec/s cpu':>12} {'ratio':>8} {'95% (mean)':>15} {'games':>7} {'decisions/game':>15}")
     for r in rows:
         ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
-        print(f"{r['line']:<24} {r['per_s']:>12.0f} {r['per_cpu_s']:>12.0f} {ratio:>8} {r['decisions_per_game']:>15.1f}")
+        ci = "-" if r["ratio_mean_95"] is None else "{:.3f}-{:.3f}".format(*r["ratio_mean_95"])
+        print(f"{r['line']:<24} {r['per_s']:>12.0f} {r['per_cpu_s']:>12.0f} {ratio:>8} {ci:>15} {r['games']:>7} "
+              f"{r['decisions_per_game']:>15.1f}")
     return rows
+
+
+def _mean_interval(values: list[float]) -> tuple[float, float] | None:
+    """95% t interval of the mean of ``values`` (the rounds of one line), None for one round."""
+    if len(values) < 2:
+        return None
+    df = len(values) - 1
+    t = _T975[min(df, len(_T975) - 1)]
+    m, se = float(np.mean(values)), float(np.std(values, ddof=1) / np.sqrt(len(values)))
+    return m - t * se, m + t * se
+
+
+_T975 = (float("nan"), 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)
+"""Student's t 0.975 quantiles by degrees of freedom 1-30 (more rounds use df 30's, slightly wide)."""
+
+
+def _load() -> list[str]:
+    """The 1, 5 and 15 minute load averages (the machine is shared: a ratio is read beside them)."""
+    try:
+        return [f"{x:.2f}" for x in os.getloadavg()]
+    except OSError:
+        return ["?"]
 
 
 def balance(seeds: int, random_games: int = 300) -> dict[str, Any]:

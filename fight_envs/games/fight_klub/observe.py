@@ -503,7 +503,11 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
 
     Each game keeps one buffer per seat and rewrites only the blocks whose inputs changed since
     that seat's last encoding (a hand, a support area, a fight's cards); the small blocks are
-    rebuilt every time. The result is the same as encoding from scratch (``encode_fresh``).
+    rebuilt every time. What both seats read alike is kept once per game (each fight's skirmish
+    totals on its slot, the discard piles' type counts), and pile sums once per card pool and
+    multiset. The result is the same as encoding from scratch (``encode_fresh``, which also
+    computes the totals afresh); ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
+    ``benchmarks/check_identical_fight_klub.py`` check it.
     """
     bufs = game.__dict__.get("_obs_bufs")
     if bufs is None:

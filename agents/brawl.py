@@ -243,7 +243,8 @@ class HeuristicAgent(Agent):
     * Combos (only with the option ``combo="multi"``, phase ``COMBO``; version unchanged, since the
       default rules did not change): add the attack of the led element the defender is least
       likely to match (``p_copies``: it needs one copy more than the combo already asks of it)
-      while that chance is below ``COMBO_RISK``, or when it is my last card; else stop. Against a
+      while that chance is below ``COMBO_RISK``, or when it is my last card and may go
+      unmatched; else stop. Against a
       combo it answers card for card as against one attack (the order above), so it matches what
       it can and then spends a BLOCK, DODGE, JUMP or COUNTER on the rest.
     """
@@ -294,14 +295,14 @@ class HeuristicAgent(Agent):
     def _extend_combo(self, v: BrawlView, attacks: list[int]) -> int:
         """``combo="multi"``: add the attack the defender is least likely to match (it needs one
         more copy than the combo already asks of it) while that chance is below ``COMBO_RISK``, or
-        when the card would empty my hand; else PASS (the combo is complete)."""
+        when the card would empty my hand and might not be matched; else PASS (the combo is complete)."""
         if not attacks:
             return PASS
         target = v.defender if v.defender > 0 else v.next_fighter(1 if v.direction_cw else -1)
         hand = v._lists()[0]
         risk = {c: v.p_copies(target, c, v.combo[c] + 1) for c in attacks}
         best = min(attacks, key=lambda c: (round(risk[c], 6), c))
-        if risk[best] < COMBO_RISK or sum(hand) == 1:
+        if risk[best] < COMBO_RISK or (sum(hand) == 1 and risk[best] < 1.0):
             return int(best)
         return PASS
 

@@ -66,8 +66,8 @@ Actions are ints; a 0-d numpy integer array is taken as its value.
 fighter is asked, so being asked reveals nothing; False: CHAOS only in one's own decisions, far
 fewer steps); ``hit_draws=None|"one"|"per_attack"``; ``showdown=None|"same"|"open"``;
 ``ask_noops=None|bool``; ``skip_forced=None|bool``; ``combo=None|"single"|"multi"`` (``"multi"``: every
-attack may be a combo of several cards of its element, laid one card per decision, decision kind
-``combo``, and answered card for card; both rule sets play ``"single"``); ``max_steps=None`` (None: 150 x num_players,
+attack may be a combo of up to ``combo_max=2`` cards of its element, laid one card per decision,
+decision kind ``combo``, and answered card for card; both rule sets play ``"single"``); ``max_steps=None`` (None: 150 x num_players,
 600 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
 ``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
 ``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).
@@ -138,6 +138,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "ask_noops": None,
     "skip_forced": None,
     "combo": None,
+    "combo_max": 2,
     "max_steps": None,
     "reward": "rank",
     "render_mode": None,
@@ -161,6 +162,7 @@ class _BrawlTable:
         ask_noops: bool | None = None,
         skip_forced: bool | None = None,
         combo: str | None = None,
+        combo_max: int = 2,
         max_steps: int | None = None,
         reward: str = "rank",
         render_mode: str | None = None,
@@ -173,7 +175,8 @@ class _BrawlTable:
         check_render_mode(render_mode)
         self.config = BrawlConfig(num_players=num_players, chaos_windows=chaos_windows, max_steps=max_steps,
                                   rules=rules, hit_draws=hit_draws, showdown=showdown, ask_noops=ask_noops,
-                                  skip_forced=skip_forced, combo=combo)
+                                  skip_forced=skip_forced, combo=combo,
+                                  combo_max=combo_max)
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
                                    or not 0 <= viewer < num_players):
             raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")

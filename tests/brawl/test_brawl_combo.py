@@ -28,6 +28,17 @@ def test_both_rule_sets_keep_single_combos_and_bad_values_are_refused() -> None:
         BrawlConfig(combo="multi", hit_draws="per_attack")
     with pytest.raises(ConfigError, match="combo must be one of"):
         brawl_v0.env(combo=2)
+    assert BrawlConfig(combo="multi").combo_max == 2
+    for bad in (1, True, 2.0):
+        with pytest.raises(ConfigError, match="combo_max must be"):
+            BrawlConfig(combo="multi", combo_max=bad)
+
+
+def test_a_combo_holds_at_most_combo_max_cards() -> None:
+    g = new_game([["FP", "FK", "FP", "WP"], ["NP", "NK", "EK", "EP"]], chaos_windows=False, combo="multi")
+    play(g, 0, "FP")
+    play(g, 0, "FK")  # the second card: the default combo_max=2 completes the combo
+    assert g.phase == Phase.DEFEND and g.battle.pending == [card("FP"), card("FK")] and hand(g, 0) == ["FP", "WP"]
 
 
 def test_single_combo_is_one_card_per_attack() -> None:
@@ -38,7 +49,7 @@ def test_single_combo_is_one_card_per_attack() -> None:
 
 def test_multi_combo_is_laid_card_by_card_and_answered_card_for_card() -> None:
     g = new_game([["FP", "FK", "FP", "WP"], ["FP", "NK", "EK", "EP"]], pile_top=["WK", "NP", "NP"],
-                 chaos_windows=False, combo="multi")
+                 chaos_windows=False, combo="multi", combo_max=3)
     play(g, 0, "FP")
     assert g.phase == Phase.COMBO and g.current_player() == 0 and g.decision_kind(0) == "combo"
     assert legal(g) == {"FP", "FK", "PASS"}  # only the led element
@@ -72,7 +83,7 @@ def test_multi_combo_stops_on_pass_and_a_one_card_combo_is_answered_as_before() 
 
 def test_block_sends_every_unanswered_combo_card_back_and_the_table_knows() -> None:
     g = new_game([["FP", "FK", "FK", "WP"], ["FP", "B", "EK", "EP"]], pile_top=["NP"], chaos_windows=False,
-                 combo="multi")
+                 combo="multi", combo_max=3)
     for c in ("FP", "FK", "FK"):
         play(g, 0, c)
     play(g, 1, "FP")  # the first card matched: seat 0 draws NP
@@ -85,8 +96,7 @@ def test_dodge_answers_the_rest_and_the_aggressor_may_combo_again_in_the_element
     g = new_game([["FP", "FK", "FP", "FK", "WP"], ["D", "NK", "EK", "EP", "NP"]], chaos_windows=False,
                  combo="multi")
     play(g, 0, "FP")
-    play(g, 0, "FK")
-    play(g, 0, "PASS")
+    play(g, 0, "FK")  # two cards: the combo is complete
     play(g, 1, "D")  # one DODGE answers the whole combo: passed back
     assert g.phase == Phase.DODGE_BACK and g.current_player() == 0 and g.battle.pending == []
     play(g, 0, "FP")  # "attack or combo again in the SAME element"
@@ -160,7 +170,7 @@ def test_heuristic_adds_a_card_the_defender_cannot_match_and_stops_before_one_it
 
 def test_heuristic_matches_what_it_can_then_blocks_the_rest_of_a_combo() -> None:
     g = new_game([["FP", "FK", "FK", "WP"], ["FP", "B", "EP", "NP"]], rules="standard", chaos_windows=None,
-                 combo="multi")
+                 combo="multi", combo_max=3)
     play(g, 0, "FP")
     assert _heuristic_action(g) == card("FK")  # the defender holds no FIRE KICK
     play(g, 0, "FK")

@@ -108,8 +108,8 @@ left both hands are face up); ``ask_noops`` asks the direction after a CHAOS eve
 fighters are left (both answers then do the same); ``skip_forced`` applies a decision with a single
 legal action without asking (never a reaction window: asking everyone is what hides who holds a
 CHAOS); ``combo`` "single" (a combo is one more attack card, today's reading) or "multi" (every
-attack may be a combo of several cards of its element, laid one card per decision and answered
-card for card; ``seeds/brawl.md`` design choice 4)."""
+attack may be a combo of up to ``BrawlConfig.combo_max`` cards of its element, 2 by default, laid
+one card per decision and answered card for card; ``seeds/brawl.md`` design choice 4)."""
 
 
 def _is_int(x: Any) -> bool:
@@ -143,6 +143,8 @@ class BrawlConfig:
     combo: str | None = None
     """'single': a combo is one more attack card (both rule sets); 'multi': every attack may be a
     combo of several attack cards of its element, answered card for card (design choice 4)."""
+    combo_max: int = 2
+    """With ``combo="multi"``: the most cards a combo holds (2 by measurement, design choice 4)."""
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -163,6 +165,9 @@ class BrawlConfig:
             raise ConfigError(f"showdown must be one of {SHOWDOWNS}, got {self.showdown!r}")
         if self.combo not in COMBOS:
             raise ConfigError(f"combo must be one of {COMBOS}, got {self.combo!r}")
+        cm = self.combo_max
+        if isinstance(cm, bool) or not isinstance(cm, (int, np.integer)) or cm < 2:
+            raise ConfigError(f"combo_max must be an int >= 2, got {cm!r}")
         if self.combo == "multi" and self.hit_draws == "per_attack":
             raise ConfigError("combo='multi' draws one card per combo card taken; it does not combine with "
                               "hit_draws='per_attack'")
@@ -188,7 +193,8 @@ class BrawlConfig:
         return {"num_players": int(self.num_players), "chaos_windows": self.chaos_windows,
                 "max_steps": None if self.max_steps is None else int(self.max_steps), "rules": self.rules,
                 "hit_draws": self.hit_draws, "showdown": self.showdown, "ask_noops": self.ask_noops,
-                "skip_forced": self.skip_forced, "combo": self.combo}
+                "skip_forced": self.skip_forced, "combo": self.combo,
+                "combo_max": int(self.combo_max)}
 
 
 @dataclass(frozen=True)
@@ -654,6 +660,8 @@ class BrawlGame:
     def _can_extend(self, seat: int) -> bool:
         """Whether ``seat`` holds another attack of the battle's element (a combo decision is asked)."""
         p = 2 * self.battle.element
+        if len(self.battle.pending) >= self.config.combo_max:
+            return False
         return bool(self.hands[seat, p] > 0 or self.hands[seat, p + 1] > 0)
 
     def _face_next(self, played_by: int) -> None:

@@ -476,7 +476,7 @@ class _Buffer:
     """One seat's observation buffer in one game, what each block was last written from (``keys``),
     and views of its blocks (made once: a numpy view costs about as much as a small write)."""
 
-    __slots__ = ("obs", "keys", "shared", "pool", "tables", "hand", "areas", "fights", "fresh", "area_keys", "fight_keys",
+    __slots__ = ("obs", "keys", "shared", "pool", "tables", "head", "hand", "areas", "fights", "fresh", "area_keys", "fight_keys",
                  "state_keys")
 
     def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
@@ -486,6 +486,7 @@ class _Buffer:
         self.shared = shared  # what both seats' encodings of one game read alike (kept by seat)
         self.pool = pool
         self.tables = _pool_tables(pool)
+        self.head = obs[:_HEAD]
         a, b = _S["hand"]
         self.hand = obs[a:b].reshape(MAX_HAND, SUPPORT_SIZE)
         self.areas = tuple(obs[a:b].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1) for a, b in (_S["support_me"], _S["support_opp"]))
@@ -562,11 +563,10 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     head += _player(game, 1 - seat, shared, tables)
     if keys.get("head") != head:
         keys["head"] = head
-        # clipped to +-OBS_HIGH before the cast to float32, which gives what clipping after it gives
-        # (OBS_HIGH is exact in float32 and rounding keeps order); in practice nothing is clipped
-        if max(head) > OBS_HIGH or min(head) < -OBS_HIGH:
-            head = [min(max(x, -OBS_HIGH), OBS_HIGH) for x in head]
-        obs[:_HEAD] = _floats(head)
+        h = buf.head
+        h[:] = _floats(head)
+        np.minimum(h, OBS_HIGH, out=h)  # np.clip in float32, as two plain ufunc calls (far cheaper than
+        np.maximum(h, -OBS_HIGH, out=h)  # Python's max and min over the list, which compare float by float)
     index = tables.support_index
     my_hand = me.hand
     old = keys.get("hand")

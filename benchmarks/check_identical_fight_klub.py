@@ -28,7 +28,9 @@ Usage (from the repository root)::
 working tree: it makes a ``git worktree`` of the commit under /tmp, copies this script and the
 ``--overlay`` files (default: ``cards.json``, ``decks.json`` and the Fight Klub agents, which may
 change while the engine is optimised) into it, runs this script there in a subprocess (that
-tree's package first on ``sys.path``) and compares. The file reference is only valid while the
+tree's package first on ``sys.path``) and compares. The overlay is read once, before this tree is
+measured, and the worktree gets those bytes; if an overlaid file changes on disk while this tree is
+measured, the check gives no verdict (exit 2) rather than a false difference. The file reference is only valid while the
 card data is what it was when the file was written. Exit status 1 names the forms that differ.
 """
 
@@ -188,16 +190,22 @@ def card_data_digest() -> str:
     return h.hexdigest()
 
 
-def reference_from_commit(commit: str, seeds: int, overlay: list[str]) -> dict[str, Any]:
-    """Fingerprints by the code of ``commit`` on this tree's ``overlay`` files (computed in a subprocess)."""
+def snapshot(overlay: list[str]) -> dict[str, bytes | None]:
+    """The bytes of each ``overlay`` file now (None: absent), read before this tree is measured, so that
+    both sides run the same copy even if someone edits an overlaid file while the check runs."""
+    return {rel: (ROOT / rel).read_bytes() if (ROOT / rel).exists() else None for rel in overlay}
+
+
+def reference_from_commit(commit: str, seeds: int, overlay: dict[str, bytes | None]) -> dict[str, Any]:
+    """Fingerprints by the code of ``commit`` on the ``overlay`` snapshot of this tree's files (in a subprocess)."""
     where = Path(tempfile.mkdtemp(prefix="fk_identical_"))
     tree = where / "tree"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit], check=True,
                    stdout=subprocess.DEVNULL)
     try:
-        for rel in overlay:
-            if (ROOT / rel).exists():
-                shutil.copyfile(ROOT / rel, tree / rel)
+        for rel, content in overlay.items():
+            if content is not None:
+                (tree / rel).write_bytes(content)
         script = tree / "benchmarks" / Path(__file__).name
         shutil.copyfile(__file__, script)
         shutil.copyfile(Path(__file__).with_name("check_identical.py"), script.with_name("check_identical.py"))  # its hashing
@@ -223,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --against: write the commit's fingerprints to --reference (after the card data changed)")
     parser.add_argument("--expect-root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    overlaid = snapshot(args.overlay) if args.against is not None else {}
     import fight_envs
 
     if args.expect_root is not None and Path(fight_envs.__file__).resolve().parent.parent != args.expect_root.resolve():
@@ -234,7 +243,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.save}")
         return 0
     if args.against is not None:
-        ref = reference_from_commit(args.against, args.seeds, args.overlay)
+        if snapshot(args.overlay) != overlaid:  # this side may have imported a half-edited file: no verdict
+            print("an --overlay file changed while this tree was measured; rerun when nobody is editing it")
+            return 2
+        ref = reference_from_commit(args.against, args.seeds, overlaid)
         what = f"commit {args.against}'s code on this card data"
         if args.update_reference:  # the commit's fingerprints on this card data become the file reference
             ref["card_data"] = data["card_data"]

@@ -20,9 +20,10 @@ deck, ``reward="rank"``), one heuristic against copies of the other agent, seed 
 Randomising one kind of its decisions (``fight-envs ablate``, 2,000 games) costs it at two
 fighters 38 points (``attack``), 29 (``defend``) and 4.0 (``follow_up``); at three and five
 fighters ``follow_up`` costs 2.2 and CHAOS timing 2.8 (three). With the option ``combo="multi"``
-(two fighters, 1,000 deals x 2, seed 2026, ``benchmarks/brawl_combo.py``): against ``first_legal``
-0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806); randomising ``attack`` / ``defend`` /
-``combo`` costs 22 / 22 / 11 points. ``seeds/brawl.md`` section 9 holds the commands, the ablation
+(seed 2026, ``benchmarks/brawl_combo.py``): at two fighters (1,000 deals x 2) against
+``first_legal`` 0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806), and randomising
+``attack`` / ``defend`` / ``combo`` costs 22 / 22 / 11 points; at five (400 deals x 5) against
+``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332). ``seeds/brawl.md`` section 9 holds the commands, the ablation
 and the search figures.
 ``tests/brawl/test_brawl_baselines.py`` replays shorter matches of the same kind.
 """

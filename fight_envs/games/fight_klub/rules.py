@@ -110,8 +110,10 @@ AUTO_RULES = {
                "(``keep_value``; ties: the first in the hand)",
 }
 """The decision kinds that can be resolved by a fixed rule instead of asked (``FightKlubConfig.auto``),
-each with its rule (``seeds/fight_klub.md``, interpretation 38). Every rule reads public state only,
-so replays and determinizations resolve them alike."""
+each with its rule (``seeds/fight_klub.md``, interpretation 38). The ordering, colour, destroy,
+skirmish and Clash-text rules read public state only, so replays and determinizations resolve them
+alike; the hand rules (``_PHASE_RULES``: score, cooldown, setup, discard, even_up) read the player's
+own hand, so the card each plays or discards is kept in the script like a forced move."""
 AUTO_DEFAULT: frozenset[str] = frozenset({
     "order_setup", "order_score", "order_cooldown", "choose_fight", "clash_text", "skirmish_order", "pay_generic",
     "burn", "destroy_own", "destroy_other", "score", "cooldown", "discard", "even_up",
@@ -1147,8 +1149,8 @@ _PHASE_RULES = frozenset({"score", "cooldown", "setup", "discard", "even_up"})
 
 
 def keep_value(card: SupportCard) -> float:
-    """How much a support card is worth keeping or playing in Setup (``AUTO_RULES`` for ``setup`` and
-    ``discard``; the heuristic's own measure): its tabs, 3 per point of boost (an opponent's boost
+    """How much a support card is worth keeping or playing in Setup (``AUTO_RULES`` for ``setup``,
+    ``discard`` and ``even_up``; the heuristic's own measure): its tabs, 3 per point of boost (an opponent's boost
     down counts for me), 2 per card drawn, token added, damage doubled, token burnt, card discarded
     or destroyed at the opponent, 3 for a Condition (it keeps working), less half its play cost
     (burnt tokens and generic). Multiples of 0.5, so the observation's float features give the same."""

@@ -161,21 +161,32 @@ def run_ablation(
     return AblationResult(base, agent, num_players, num_deals, seed, rows)
 
 
-def ablate_command(game: str, agent: str, players: int, deals: int, out: str | None, seed: int) -> int:
-    """``fight-envs ablate``: run, print the table, optionally write it as markdown; returns the exit code."""
+def ablate_command(game: str, agent: str, players: int, deals: int, out: str | None, seed: int,
+                   env_options: dict[str, Any] | None = None) -> int:
+    """``fight-envs ablate``: run, print the table, optionally write it as markdown; returns the exit code.
+
+    ``env_options`` (``--env-opt KEY=VALUE``) are passed to the game's env; the env is built once first,
+    so a bad option is reported (naming what is allowed) before any game is played."""
     import sys
+
+    from fight_envs.agents.ladder import env_name
+    from fight_envs.agents.registry import game_name
+    from fight_envs.registry import make
 
     if deals < 1:
         raise ValueError(f"--deals must be >= 1, got {deals}")
+    options = dict(env_options or {})
+    make(env_name(game_name(game)), api="raw", num_players=players, **options).close()  # ConfigError naming the option
 
     def progress(message: str) -> None:
         print("  " + message, file=sys.stderr, flush=True)
 
-    result = run_ablation(game, agent, players, deals, seed, progress=progress)
+    result = run_ablation(game, agent, players, deals, seed, progress=progress, env_options=options)
     print(result.table())
     if out:
+        flags = "".join(f" --env-opt {k}={v!r}" for k, v in options.items())
         with open(out, "w", encoding="utf-8") as fh:
             fh.write(f"# Ablation: {result.game}, {players} players\n\n```\nfight-envs ablate {game} --agent {agent} "
-                     f"--players {players} --deals {deals} --seed {seed}\n```\n\n" + result.table(markdown=True))
+                     f"--players {players} --deals {deals} --seed {seed}{flags}\n```\n\n" + result.table(markdown=True))
         print(f"wrote {out}")
     return 0

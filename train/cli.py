@@ -559,6 +559,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=int, default=100, help="deals per decision kind (default 100)")
     p.add_argument("--out", default=None, help="also write the table (markdown) to this file")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="one env option (repeatable), e.g. --env-opt combo=\"'single'\" for brawl")
     p.set_defaults(func=lambda a: _ablate_cli(a))
     add_replay_parser(sub)
     return parser
@@ -577,8 +579,9 @@ def _ladder_cli(args: argparse.Namespace) -> int:
 def _ablate_cli(args: argparse.Namespace) -> int:
     from fight_envs.agents.ablation import ablate_command
 
+    options = dict(_key_value(item, "--env-opt") for item in args.env_opt)
     try:
-        return ablate_command(args.game, args.agent, args.players, args.deals, args.out, args.seed)
+        return ablate_command(args.game, args.agent, args.players, args.deals, args.out, args.seed, options)
     except ValueError as exc:
         raise SystemExit(f"fight-envs ablate: {exc}") from None
 

@@ -90,3 +90,17 @@ def test_ablate_reports_a_game_without_decision_kinds() -> None:
             assert "DECISION_KINDS" in str(exc)
         else:
             assert kinds and all(k == k.lower() and " " not in k for k in kinds)
+
+
+def test_ablate_cli_passes_env_options_and_refuses_a_bad_one(tmp_path, capsys) -> None:
+    out = tmp_path / "ablation.md"
+    assert main(["ablate", "fight5", "--deals", "1", "--env-opt", "num_bouts=1", "--env-opt", "target_score=None",
+                 "--out", str(out)]) == 0
+    assert "--env-opt num_bouts=1 --env-opt target_score=None" in out.read_text()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as bad:  # refused before any game is played, naming the option
+        main(["ablate", "fight5", "--deals", "1", "--env-opt", "num_bouts=-3"])
+    assert bad.value.code != 0
+    assert "num_bouts" in capsys.readouterr().err + str(bad.value)
+    assert main(["ablate", "fight5", "--deals", "1", "--env-opt", "no-equals-sign"]) != 0
+    assert "is not key=value" in capsys.readouterr().err

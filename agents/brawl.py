@@ -5,26 +5,25 @@ The agents act from the observation vector and the action mask alone, as a train
 ``fight_envs.games.brawl.observe``) into named fields.
 
 Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`), ``heuristic``
-(:class:`HeuristicAgent`, version 3, written for the standard rules) and two one-line rules,
+(:class:`HeuristicAgent`, version 4, written for the standard rules) and two one-line rules,
 ``first_legal`` (the lowest-numbered legal action) and ``never_pass`` (random, but never PASS
 when a card can be played). Measured with ``fight-envs eval`` (``fight_envs.agents.evaluate``:
 duplicate deals, every seat rotation, default env options: the standard rules with the 93-card
-deck, ``reward="rank"``), one heuristic against copies of the other agent, seed 2026, win rate
-(first place; 1/k for a place shared by k) with 95% normal intervals over deals, 2,000 games each:
+deck and combos of up to two cards, ``combo="multi"``, ``reward="rank"``), one heuristic against
+copies of the other agent, seed 2026, win rate (first place; 1/k for a place shared by k) with
+95% normal intervals over deals, 2,000 games each:
 
-* 2 fighters: against ``first_legal`` 0.781 (0.763..0.799), ``never_pass`` 0.904 (0.891..0.917),
-  ``random`` 0.982 (0.977..0.988); an even share is 0.5.
-* 5 fighters: ``first_legal`` 0.359 (0.340..0.379), ``never_pass`` 0.392 (0.372..0.413); even 0.2.
-* 8 fighters: ``first_legal`` 0.204 (0.187..0.221); even 0.125.
+* 2 fighters: against ``first_legal`` 0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806);
+  an even share is 0.5. Randomising one kind of its decisions (``fight-envs ablate``) costs it
+  22 points (``attack``), 22 (``defend``) and 11 (``combo``).
+* 5 fighters: ``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332); even 0.2.
+* 8 fighters: ``first_legal`` 0.215 (0.199..0.231), ``never_pass`` NP8; even 0.125.
 
-Randomising one kind of its decisions (``fight-envs ablate``, 2,000 games) costs it at two
-fighters 38 points (``attack``), 29 (``defend``) and 4.0 (``follow_up``); at three and five
-fighters ``follow_up`` costs 2.2 and CHAOS timing 2.8 (three). With the option ``combo="multi"``
-(seed 2026, ``benchmarks/brawl_combo.py``): at two fighters (1,000 deals x 2) against
-``first_legal`` 0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806), and randomising
-``attack`` / ``defend`` / ``combo`` costs 22 / 22 / 11 points; at five (400 deals x 5) against
-``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332). ``seeds/brawl.md`` section 9 holds the commands, the ablation
-and the search figures.
+With the previous default, ``combo="single"`` (version 3, the same play there): 2 fighters
+``first_legal`` 0.781, ``never_pass`` 0.904, ``random`` 0.982; 5 fighters 0.359 / 0.392; 8
+fighters 0.204 / 0.244; randomising ``attack`` / ``defend`` / ``follow_up`` cost 38 / 29 / 4.0
+points at two fighters. ``seeds/brawl.md`` section 9 holds the commands, the ablation and the
+search figures.
 ``tests/brawl/test_brawl_baselines.py`` replays shorter matches of the same kind.
 """
 
@@ -224,9 +223,10 @@ _ANSWERS = (JUMP, DODGE, COUNTER, BLOCK, CHAOS)
 class HeuristicAgent(Agent):
     """Make the opponent draw: attack where it cannot answer, answer where it pays, keep CHAOS for when it hurts.
 
-    Version 3 (version 2, the standard rules' public memory: cards known in a hand, the open
+    Version 4 (version 2, the standard rules' public memory: cards known in a hand, the open
     showdown; version 3 reads which deck is in play, standard or classic, from the number of cards
-    the observation places, so its counting is right under both rule sets):
+    the observation places, so its counting is right under both rule sets; version 4: the same
+    code, its combo play now the default play since the standard rules play ``combo="multi"``):
 
     * ``p_answer(seat, cards)``: the probability that a fighter holds one of ``cards``, exact when
       its hand is known (the open showdown), else hypergeometric over the unseen cards (the deck
@@ -247,8 +247,7 @@ class HeuristicAgent(Agent):
     * CHAOS: in a reaction window when an opponent still fighting is close to going out
       (``CHAOS_THREAT`` cards or fewer); in my own decisions when the alternative is drawing.
     * Direction after CHAOS: towards the nearer fighter with fewer cards, who is then attacked.
-    * Combos (only with the option ``combo="multi"``, phase ``COMBO``; version unchanged, since the
-      default rules did not change): add the attack of the led element the defender is least
+    * Combos (``combo="multi"``, the standard rules' default; phase ``COMBO``): add the attack of the led element the defender is least
       likely to match (``p_copies``: it needs one copy more than the combo already asks of it)
       while that chance is below ``COMBO_RISK``, or when it is my last card and may go
       unmatched; else stop. Against a
@@ -257,7 +256,7 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
-    version = 3
+    version = 4
     game = GAME
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

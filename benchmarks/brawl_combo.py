@@ -7,7 +7,8 @@ the repository root::
 ``ablate``: what ``fight-envs ablate brawl --agent heuristic --players 2 --deals DEALS --seed 2026``
 measures (``fight_envs.agents.ablation.run_ablation``: one decision kind of the heuristic played at
 random against an unmodified heuristic, duplicate deals), with the env option ``combo="multi"``
-(the CLI takes no env options); every kind of ``rules.DECISION_KINDS`` unless KINDs are named.
+(the standard rules' default since issue 13, so the CLI's default run plays the same games; the
+option is kept explicit here); every kind of ``rules.DECISION_KINDS`` unless KINDs are named.
 ``versus``: the heuristic against ``PLAYERS - 1`` copies of each one-line rule (default
 ``first_legal never_pass``), what ``fight-envs eval heuristic --baselines RULE --env brawl_v0
 --env-opt combo=multi --players PLAYERS --deals DEALS --seed 2026`` measures. One line per result,

@@ -20,7 +20,9 @@ out of cards become MASTERs, the last two fight a showdown (standard rules: with
 each lever may be set on its own (`chaos_windows`, `hit_draws`, `showdown`, `ask_noops`,
 `skip_forced`, `combo`; None takes the rule set's value, `rules.RULE_SETS`). Standard: CHAOS windows ask
 every other fighter (nothing shows who holds a CHAOS), the direction after a CHAOS is not asked
-when two fighters are left (both answers do the same), the showdown is played face up.
+when two fighters are left (both answers do the same), the showdown is played face up, and every
+attack may be a combo of up to two cards of its element, answered card for card (``combo="multi"``;
+classic: ``"single"``, one card an attack).
 
 **AEC** (`env`, `raw_env`): one decision per step, by the fighter the rules call on
 (``agent_selection``): the attacker, the defender, a fighter with a follow-up, the CHAOS player
@@ -44,7 +46,7 @@ the AEC form (PASS alone in the parallel form). Also in ``info["action_mask"]`` 
 **Decision kinds and search**: ``raw_env.decision_kind(agent)`` is one of
 ``rules.DECISION_KINDS``: ``attack`` (open a battle), ``defend`` (answer an attack),
 ``follow_up`` (attack after one's JUMP or COUNTER, or either side of a DODGE), ``combo`` (with
-``combo="multi"``: add one more card of the led element to the combo, or PASS), ``chaos_direction``,
+``combo="multi"``, the standard default: add one more card of the led element to the combo, or PASS), ``chaos_direction``,
 ``chaos_window``, ``none`` (not deciding). ``raw_env.information_set(agent)`` is the
 ``fight_envs.core.information.InformationSet`` of that fighter (a determinization: no hidden card
 of the true game).
@@ -67,7 +69,8 @@ fighter is asked, so being asked reveals nothing; False: CHAOS only in one's own
 fewer steps); ``hit_draws=None|"one"|"per_attack"``; ``showdown=None|"same"|"open"``;
 ``ask_noops=None|bool``; ``skip_forced=None|bool``; ``combo=None|"single"|"multi"`` (``"multi"``: every
 attack may be a combo of up to ``combo_max=2`` cards of its element, laid one card per decision,
-decision kind ``combo``, and answered card for card; both rule sets play ``"single"``); ``max_steps=None`` (None: 150 x num_players,
+decision kind ``combo``, and answered card for card: the standard rules' default; ``"single"``:
+one card an attack, the classic rules' and the standard default before issue 13); ``max_steps=None`` (None: 150 x num_players,
 600 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
 ``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
 ``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).

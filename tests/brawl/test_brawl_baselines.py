@@ -76,4 +76,4 @@ def test_heuristic_beats_random_slow(n: int, deals: int) -> None:
 def test_heuristic_beats_the_one_line_rules_at_two_fighters_slow(rule: str) -> None:
     agents = [HeuristicAgent(0), make_agent(rule, game="brawl", seed=1)]
     result = evaluate(lambda: brawl_v0.env(num_players=2), agents, num_deals=500, seed=2026)
-    assert result.stats[0].win_ci[0] > 0.58, result.stats[0]  # measured 0.781 and 0.904 over 1,000 deals
+    assert result.stats[0].win_ci[0] > 0.58, result.stats[0]  # measured 0.689 and 0.788 over 1,000 deals (0.781, 0.904 with combo="single")

@@ -1,6 +1,7 @@
-"""The ``combo`` lever (``seeds/brawl.md`` design choice 4): ``"single"`` (both rule sets: a combo is
-one more attack card) and ``"multi"`` (every attack may be a combo of several cards of its element,
-laid one card per decision, decision kind ``combo``, and answered card for card)."""
+"""The ``combo`` lever (``seeds/brawl.md`` design choice 4): ``"single"`` (the classic rule set's, and
+an option of the standard one: a combo is one more attack card) and ``"multi"`` (the standard rule
+set's default since issue 13: every attack may be a combo of up to ``combo_max`` cards of its
+element, laid one card per decision, decision kind ``combo``, and answered card for card)."""
 
 from __future__ import annotations
 
@@ -18,14 +19,22 @@ from fight_envs.games.brawl.record import replay
 from fight_envs.games.brawl.rules import DECISION_KINDS, RULE_SETS, BrawlConfig, BrawlGame, Phase
 
 
-def test_both_rule_sets_keep_single_combos_and_bad_values_are_refused() -> None:
-    assert RULE_SETS["standard"]["combo"] == RULE_SETS["classic"]["combo"] == "single"
-    assert BrawlConfig().combo == BrawlConfig(rules="classic").combo == "single"
+def test_standard_rules_default_to_multi_classic_stays_single_and_bad_values_are_refused() -> None:
+    assert RULE_SETS["standard"]["combo"] == "multi" and RULE_SETS["classic"]["combo"] == "single"
+    assert BrawlConfig().combo == "multi" and BrawlConfig(rules="classic").combo == "single"
+    assert BrawlConfig(combo="single").combo == "single"  # today's reading kept as an option
+    assert BrawlConfig(rules="classic", combo="multi").combo == "multi"
+    assert brawl_v0.env().unwrapped.game.config.combo == "multi"
+    assert brawl_v0.env(combo="single").unwrapped.game.config.combo == "single"
     assert BrawlConfig(combo="multi").combo == "multi" and "combo" in DECISION_KINDS
     with pytest.raises(ConfigError, match="combo must be one of"):
         BrawlConfig(combo="triple")
     with pytest.raises(ConfigError, match="does not combine"):
         BrawlConfig(combo="multi", hit_draws="per_attack")
+    with pytest.raises(ConfigError, match="add combo='single'"):  # standard now plays multi
+        BrawlConfig(hit_draws="per_attack")
+    assert BrawlConfig(hit_draws="per_attack", combo="single").hit_draws == "per_attack"
+    assert BrawlConfig(rules="classic", hit_draws="per_attack").combo == "single"
     with pytest.raises(ConfigError, match="combo must be one of"):
         brawl_v0.env(combo=2)
     assert BrawlConfig(combo="multi").combo_max == 2

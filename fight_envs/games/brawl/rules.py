@@ -96,7 +96,7 @@ COMBOS = ("single", "multi")
 SHOWDOWNS = ("same", "open")
 RULE_SETS: dict[str, dict[str, Any]] = {
     "standard": {"chaos_windows": "all", "hit_draws": "one", "showdown": "open", "ask_noops": False,
-                 "skip_forced": True, "combo": "single"},
+                 "skip_forced": True, "combo": "multi"},
     "classic": {"chaos_windows": True, "hit_draws": "one", "showdown": "same", "ask_noops": True,
                 "skip_forced": False, "combo": "single"},
 }
@@ -107,7 +107,8 @@ the battle); ``showdown`` "same" (the last two play on as before) or "open" (onc
 left both hands are face up); ``ask_noops`` asks the direction after a CHAOS even when only two
 fighters are left (both answers then do the same); ``skip_forced`` applies a decision with a single
 legal action without asking (never a reaction window: asking everyone is what hides who holds a
-CHAOS); ``combo`` "single" (a combo is one more attack card, today's reading) or "multi" (every
+CHAOS); ``combo`` "single" (a combo is one more attack card: classic, and the standard rules'
+default before issue 13) or "multi" (standard; every
 attack may be a combo of up to ``BrawlConfig.combo_max`` cards of its element, 2 by default, laid
 one card per decision and answered card for card; ``seeds/brawl.md`` design choice 4)."""
 
@@ -169,8 +170,8 @@ class BrawlConfig:
         if isinstance(cm, bool) or not isinstance(cm, (int, np.integer)) or cm < 2:
             raise ConfigError(f"combo_max must be an int >= 2, got {cm!r}")
         if self.combo == "multi" and self.hit_draws == "per_attack":
-            raise ConfigError("combo='multi' draws one card per combo card taken; it does not combine with "
-                              "hit_draws='per_attack'")
+            raise ConfigError("combo='multi' (the standard rules' default) draws one card per combo card "
+                              "taken; it does not combine with hit_draws='per_attack' (add combo='single')")
         for name in ("ask_noops", "skip_forced"):
             if getattr(self, name) not in (True, False) or not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")

@@ -17,7 +17,7 @@ copies of the other agent, seed 2026, win rate (first place; 1/k for a place sha
   an even share is 0.5. Randomising one kind of its decisions (``fight-envs ablate``) costs it
   22 points (``attack``), 22 (``defend``) and 11 (``combo``).
 * 5 fighters: ``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332); even 0.2.
-* 8 fighters: ``first_legal`` 0.215 (0.199..0.231), ``never_pass`` NP8; even 0.125.
+* 8 fighters: ``first_legal`` 0.215 (0.199..0.231), ``never_pass`` 0.200 (0.183..0.217); even 0.125.
 
 With the previous default, ``combo="single"`` (version 3, the same play there): 2 fighters
 ``first_legal`` 0.781, ``never_pass`` 0.904, ``random`` 0.982; 5 fighters 0.359 / 0.392; 8

@@ -21,10 +21,12 @@ one legal action is made for the player (not a step), and so is an ordering that
 (evening up; a step in which at most one player can act; a skirmish order when no skirmish
 left is won by a tab with a Result; a Clash-text pick both texts decide alike): The Drop goes
 first, skirmishes run left to right, The Drop's text is used (``ask_moot_orders=True`` asks them
-all, as the draft reads). By default the choices that cost the heuristic nothing when played at
-random are made by a fixed rule, the heuristic's own (``rules.AUTO_RULES``, ``rules.AUTO_DEFAULT``:
-The Drop's Setup, Score and Cooldown orders, skirmish order, Clash text, generic-cost colours,
-burns, destroys; ``seeds/fight_klub.md`` interpretation 38); ``auto_decisions=[]`` asks them all. The action ids are the table in
+all, as the draft reads). By default the choices that cost the heuristic under 3 points when played
+at random are made by a fixed rule, the heuristic's own (``rules.AUTO_RULES``, ``rules.AUTO_DEFAULT``:
+The Drop's Setup, Score and Cooldown orders, the next fight, skirmish order, Clash text,
+generic-cost colours, burns, destroys, Score and Cooldown plays, discards and evening up;
+``seeds/fight_klub.md`` interpretation 38), so a default game asks only Setup plays, The Drop's
+Enhance order and Enhance plays; ``auto_decisions=[]`` asks them all. The action ids are the table in
 ``seeds/fight_klub.md`` section 8.
 
 **AEC only.** The rulebook never has both players choose at once (even the face-down Fight

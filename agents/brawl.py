@@ -13,9 +13,10 @@ deck and combos of up to two cards, ``combo="multi"``, ``reward="rank"``), one h
 copies of the other agent, seed 2026, win rate (first place; 1/k for a place shared by k) with
 95% normal intervals over deals, 2,000 games each:
 
-* 2 fighters: against ``first_legal`` 0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806);
-  an even share is 0.5. Randomising one kind of its decisions (``fight-envs ablate``) costs it
-  22 points (``attack``), 22 (``defend``) and 11 (``combo``).
+* 2 fighters: against ``first_legal`` 0.689 (0.668..0.709), ``never_pass`` 0.788 (0.770..0.806),
+  ``random`` 0.963 (0.955..0.971); an even share is 0.5. Randomising one kind of its decisions
+  (``fight-envs ablate``) costs it 22 points (``attack``), 22 (``defend``) and 11 (``combo``); at
+  three fighters 20 (``defend``), 8.3 (``combo``) and 7.4 (``attack``).
 * 5 fighters: ``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332); even 0.2.
 * 8 fighters: ``first_legal`` 0.215 (0.199..0.231), ``never_pass`` 0.200 (0.183..0.217); even 0.125.
 

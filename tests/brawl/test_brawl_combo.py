@@ -147,6 +147,21 @@ def test_multi_combo_game_record_replays(n: int) -> None:
     assert again.finish_order == g.finish_order and again.actions == g.actions
 
 
+def test_a_record_saved_before_the_combo_lever_replays_as_single() -> None:
+    """Records without ``combo`` in their config (saved before the lever, when both rule sets played
+    "single") replay as "single", not as the standard rules' default "multi"."""
+    env = brawl_v0.raw_env(num_players=3, combo="single")
+    env.reset(seed=8)
+    rng = np.random.default_rng(2)
+    while not env.game.is_over():
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    record = json.loads(json.dumps(env.game_record()))
+    del record["config"]["combo"], record["config"]["combo_max"]
+    again = replay(record)
+    assert again.config.combo == "single" and again.actions == env.game.actions
+    assert again.finish_order == env.game.finish_order
+
+
 def test_env_asks_combo_decisions_and_names_their_kind() -> None:
     env = brawl_v0.raw_env(num_players=2, combo="multi")
     env.reset(seed=5)

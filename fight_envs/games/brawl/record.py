@@ -63,6 +63,7 @@ def replay(record: dict[str, Any], on_step: Callable[[BrawlGame, int, int], None
         settings = dict(record["config"])
         if old:
             settings.setdefault("rules", "classic")
+        settings.setdefault("combo", "single")  # records saved before the combo lever played "single"
         config = BrawlConfig(**settings)
         cards: BrawlCards = parse_cards(record["cards"], "record cards")
         deal = parse_deal(record["deal"], config.num_players, cards, "record deal")

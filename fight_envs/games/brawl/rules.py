@@ -610,22 +610,8 @@ class BrawlGame:
             if a == b.attack_card:  # matching attack: the aggressor draws, battle over
                 self._draw(b.attacker)
                 self._end_battle(after_play_by=seat)
-            elif a == JUMP:
-                self._set(Phase.JUMP_FOLLOW, seat, after_play_by=seat)
-            elif a == DODGE:
-                b.dodger = seat
-                self._set(Phase.DODGE_BACK, b.attacker, after_play_by=seat)
-            elif a == COUNTER:
-                if self.sizes[seat] == 0:  # COUNTER as the last card: draw one, may play it
-                    self._draw(seat)
-                self._set(Phase.COUNTER_FOLLOW, seat, after_play_by=seat)
-            elif a == BLOCK:  # the aggressor takes its attack back into its hand
-                self.table.remove(b.attack_card)
-                self.hands[b.attacker, b.attack_card] += 1
-                self.sizes[b.attacker] += 1
-                self.known[b.attacker, b.attack_card] += 1  # everyone saw it go back
-                self.known_count += 1
-                self._end_battle(after_play_by=seat)
+            else:
+                self._special_answer(seat, a, [b.attack_card])
             return
         # follow-up phases: an attack, or PASS
         if ph in (Phase.JUMP_FOLLOW, Phase.COUNTER_FOLLOW, Phase.DODGE_AGAIN):
@@ -696,23 +682,32 @@ class BrawlGame:
             self._face_next(seat)
             return
         rest, b.pending = b.pending, []
-        if a == BLOCK:  # the aggressor takes every unanswered card back into its hand
-            for c in rest:
-                self.table.remove(c)
-                self.hands[b.attacker, c] += 1
-                self.sizes[b.attacker] += 1
-                self.known[b.attacker, c] += 1  # everyone saw them go back
-                self.known_count += 1
-            self._end_battle(after_play_by=seat)
-        elif a == JUMP:
+        self._special_answer(seat, a, rest)
+
+    def _special_answer(self, seat: int, a: int, unanswered: list[int]) -> None:
+        """The defender ``seat`` has just played JUMP, DODGE, COUNTER or BLOCK against the attack
+        cards ``unanswered`` (one card, or the rest of a combo): the follow-up it opens, or, for
+        BLOCK, every one of those cards back to the aggressor's hand and the battle over."""
+        b = self.battle
+        if a == JUMP:
             self._set(Phase.JUMP_FOLLOW, seat, after_play_by=seat)
         elif a == DODGE:
             b.dodger = seat
             self._set(Phase.DODGE_BACK, b.attacker, after_play_by=seat)
-        else:  # COUNTER
-            if self.sizes[seat] == 0:
+        elif a == COUNTER:
+            if self.sizes[seat] == 0:  # COUNTER as the last card: draw one, may play it
                 self._draw(seat)
             self._set(Phase.COUNTER_FOLLOW, seat, after_play_by=seat)
+        elif a == BLOCK:
+            for c in unanswered:
+                self.table.remove(c)
+                self.hands[b.attacker, c] += 1
+                self.sizes[b.attacker] += 1
+                self.known[b.attacker, c] += 1  # everyone saw it go back
+                self.known_count += 1
+            self._end_battle(after_play_by=seat)
+        else:  # pragma: no cover - the mask offers no other answer
+            raise AssertionError(f"card {a} is not a special answer")
 
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat, card] -= 1

@@ -142,8 +142,9 @@ class BrawlConfig:
     ask_noops: bool | None = None
     skip_forced: bool | None = None
     combo: str | None = None
-    """'single': a combo is one more attack card (both rule sets); 'multi': every attack may be a
-    combo of several attack cards of its element, answered card for card (design choice 4)."""
+    """'single': a combo is one more attack card (the classic rule set); 'multi' (the standard rule
+    set): every attack may be a combo of several attack cards of its element, answered card for card
+    (design choice 4). None: the rule set's."""
     combo_max: int = 2
     """With ``combo="multi"``: the most cards a combo holds (2 by measurement, design choice 4)."""
 

@@ -256,24 +256,7 @@ class raw_env(AECMixin, AECEnv):
             self.terminations = {a: True for a in self.agents}
         elif g.truncated:
             self.truncations = {a: True for a in self.agents}
-        self.infos = self._infos()
-
-    def _infos(self) -> dict[str, dict[str, Any]]:
-        """``_info`` of every live agent, what they share computed once (this runs every step)."""
-        g = self.game
-        assert g is not None
-        if self.mask_in_info:
-            return {a: self._info(a) for a in self.agents}
-        turn = min(g.turn, g.config.max_turns)
-        decision = -1 if g.pending is None else _KIND_INDEX[g.pending.kind]
-        players, drop, seats = g.players, g.drop, self.seat
-        out = {}
-        for a in self.agents:
-            seat = seats[a]
-            me, other = players[seat], players[1 - seat]
-            out[a] = {"score": me.dealt, "damage_dealt": me.dealt, "damage_taken": other.dealt, "life": me.life,
-                      "turn": turn, "has_drop": int(drop == seat), "decision": decision}
-        return out
+        self.infos = {a: self._info(a) for a in self.agents}
 
     def _mask(self, agent: str) -> np.ndarray:
         g = self.game

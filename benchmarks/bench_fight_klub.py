@@ -23,11 +23,17 @@ rate against the column deck over both seats (draws and truncations count half; 
 matches), then each deck's overall win rate, seat 0's win rate (The Drop on turn 1 is drawn
 at random, so seat 0 has no built-in edge), the first holder of The Drop's win rate, every
 Fight card's fight win rate (opposed fights it was in), and game lengths in turns (also over
-random play).
+random play). Each pair's rate is printed with a 95% interval over its seeds (the mean of each
+seed's two games) and the count of pairs within [0.40, 0.60]. ``--first-seed S`` starts at seed
+index ``S`` (game seed ``1000 s + 7``), so candidate pools are screened on seeds the reported table
+never uses; ``--pairings a:b,c:d`` plays only those pairs; ``--jobs N`` plays the pairs in ``N``
+processes (the same games); ``--cards`` / ``--deck-lists`` load a candidate pool (the env options);
+``--balance-only`` skips the timing.
 
 Run from the repository root::
 
     python benchmarks/bench_fight_klub.py [--seconds 2] [--rounds 5] [--balance 100] [--json out.json]
+    python benchmarks/bench_fight_klub.py --balance 200 --balance-only [--first-seed 1000] [--jobs 2]
     python benchmarks/bench_fight_klub.py --ablate 200 [--kinds enhance,setup]
 
 **Ablation** (``--ablate N``): the games and table of ``fight-envs ablate fight_klub --deals N``
@@ -55,7 +61,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import play_aec_game
 
 from fight_envs import fight_klub_v0
-from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+from fight_envs.games.fight_klub.cards import DEFAULT_POOL, load_pool
 from fight_envs.games.fight_klub.rules import FightKlubGame
 
 REFERENCE = "connect_four_v3.env"
@@ -153,60 +159,121 @@ def _load() -> list[str]:
         return ["?"]
 
 
-def balance(seeds: int, random_games: int = 300) -> dict[str, Any]:
+def _balance_pair(a: str, b: str, seeds: int, first_seed: int, cards: str | None,
+                  deck_lists: str | None) -> dict[str, Any]:
+    """The games of one pair of decks for ``balance``: seeds ``first_seed .. first_seed + seeds - 1``
+    (game seed ``1000 s + 7``), each played twice with the decks swapped between the seats."""
     from fight_envs.agents.arena import play_game
-    from fight_envs.agents.base import RandomAgent
     from fight_envs.agents.fight_klub import HeuristicAgent
 
-    names = list(DEFAULT_POOL.decks)
-    env = fight_klub_v0.env(max_turns=40)  # above the default limit, so the game lengths measured are not cut
-    agents = [HeuristicAgent(0), HeuristicAgent(1)]
-    credit: dict[tuple[str, str], list[float]] = {(a, b): [] for a in names for b in names if a != b}
+    env = fight_klub_v0.env(max_turns=40, cards=cards, deck_lists=deck_lists)  # above the default limit, so
+    agents = [HeuristicAgent(0), HeuristicAgent(1)]  # the game lengths measured are not cut
+    out: dict[str, Any] = {"pair": (a, b), "ab": [], "seat0": [], "first_drop": [], "turns": [], "fights": {}}
+    fights: dict[str, list[int]] = out["fights"]  # Fight card -> [fights won, opposed fights fought]
+    for s in range(first_seed, first_seed + seeds):
+        for decks in ((a, b), (b, a)):
+            r = play_game(env, agents, seed=1000 * s + 7, options={"decks": list(decks)})
+            g = env.unwrapped.game
+            c0 = 0.5 if r.returns[0] == r.returns[1] else float(r.returns[0] > r.returns[1])
+            out["seat0"].append(c0)
+            out["first_drop"].append(c0 if g.first_drop == 0 else 1.0 - c0)
+            out["turns"].append(g.turn)
+            out["ab"].append(c0 if decks[0] == a else 1.0 - c0)  # deck a's credit; (b, a) is 1 minus it
+            cards_shown: list[list[str | None]] = []
+            for e in g.log:
+                if e[0] == "reveal":
+                    cards_shown = e[1]
+                elif e[0] == "fight":
+                    pair = cards_shown[e[1]]
+                    for seat in (0, 1):
+                        if pair[0] is not None and pair[1] is not None:
+                            row = fights.setdefault(pair[seat], [0, 0])
+                            row[0] += int(e[2] == seat)
+                            row[1] += 1
+    return out
+
+
+def _balance_pair_star(args: tuple[Any, ...]) -> dict[str, Any]:
+    return _balance_pair(*args)
+
+
+def balance(seeds: int, random_games: int = 300, first_seed: int = 0, pairings: list[str] | None = None,
+            jobs: int = 1, cards: str | None = None, deck_lists: str | None = None) -> dict[str, Any]:
+    """The balance table (module docstring). ``first_seed``: the first seed index (so candidate pools
+    can be screened on seeds that the reported table does not use); ``pairings``: only these pairs
+    (``"deck_a:deck_b"``, either order; default all 15); ``jobs``: worker processes, one pair of
+    decks each at a time (the same games as one process); ``cards`` / ``deck_lists``: the env's
+    options of those names (a candidate pool; default the package's own)."""
+    from fight_envs.agents.base import RandomAgent
+    from fight_envs.agents.arena import play_game
+
+    pool = DEFAULT_POOL if (cards, deck_lists) == (None, None) else load_pool(cards, deck_lists)
+    names = list(pool.decks)
+    pairs = list(itertools.combinations(names, 2))
+    if pairings:
+        wanted = {frozenset(p.split(":")) for p in pairings}
+        unknown = wanted - {frozenset(p) for p in pairs}
+        if unknown:
+            raise SystemExit(f"--pairings: unknown pair(s) {sorted(':'.join(sorted(u)) for u in unknown)}; decks: {names}")
+        pairs = [p for p in pairs if frozenset(p) in wanted]
+    work = [(a, b, seeds, first_seed, cards, deck_lists) for a, b in pairs]
+    if jobs > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as workers:
+            parts = workers.map(_balance_pair_star, work, chunksize=1)
+    else:
+        parts = [_balance_pair(*w) for w in work]
+    credit: dict[tuple[str, str], list[float]] = {}
     seat0, first_drop, turns = [], [], []
-    fights: dict[str, list[int]] = {}  # Fight card -> [fights won, opposed fights fought]
-    # each unordered pair of different decks once: every seed is played twice, decks swapped between
-    # the seats, and each game credits both cells (a, b) and (b, a); so every game counts once
-    for a, b in itertools.combinations(names, 2):
-        for s in range(seeds):
-            for decks in ((a, b), (b, a)):
-                r = play_game(env, agents, seed=1000 * s + 7, options={"decks": list(decks)})
-                g = env.unwrapped.game
-                c0 = 0.5 if r.returns[0] == r.returns[1] else float(r.returns[0] > r.returns[1])
-                seat0.append(c0)
-                first_drop.append(c0 if g.first_drop == 0 else 1.0 - c0)
-                turns.append(g.turn)
-                credit[(decks[0], decks[1])].append(c0)
-                credit[(decks[1], decks[0])].append(1.0 - c0)
-                cards: list[list[str | None]] = []
-                for e in g.log:
-                    if e[0] == "reveal":
-                        cards = e[1]
-                    elif e[0] == "fight":
-                        pair = cards[e[1]]
-                        for seat in (0, 1):
-                            if pair[0] is not None and pair[1] is not None:
-                                row = fights.setdefault(pair[seat], [0, 0])
-                                row[0] += int(e[2] == seat)
-                                row[1] += 1
-    table = {a: {b: (0.5 if a == b else float(np.mean(credit[(a, b)]))) for b in names} for a in names}
-    overall = {a: float(np.mean([x for b in names if b != a for x in credit[(a, b)]])) for a in names}
+    fights: dict[str, list[int]] = {}
+    for part in parts:
+        a, b = part["pair"]
+        credit[(a, b)] = part["ab"]
+        credit[(b, a)] = [1.0 - x for x in part["ab"]]
+        seat0 += part["seat0"]
+        first_drop += part["first_drop"]
+        turns += part["turns"]
+        for c, (w, n) in part["fights"].items():
+            row = fights.setdefault(c, [0, 0])
+            row[0] += w
+            row[1] += n
+    names = sorted({d for p in pairs for d in p}, key=names.index)
+    table = {a: {b: (float(np.mean(credit[(a, b)])) if (a, b) in credit else None) for b in names if b != a}
+             for a in names}
+    overall = {a: float(np.mean([x for b in names if (a, b) in credit for x in credit[(a, b)]])) for a in names}
+    intervals = {}  # per pair: 95% interval of the mean over seeds of each seed's two games (deck a's credit)
+    for a, b in pairs:
+        per_seed = np.asarray(credit[(a, b)]).reshape(-1, 2).mean(axis=1)
+        m, h = float(per_seed.mean()), 1.96 * float(per_seed.std(ddof=1) / np.sqrt(len(per_seed))) if len(per_seed) > 1 else 0.0
+        intervals[f"{a}:{b}"] = (m, m - h, m + h)
     random_turns = []
-    renv = fight_klub_v0.env(max_turns=40)
-    for s in range(random_games):
-        play_game(renv, [RandomAgent(0), RandomAgent(1)], seed=s)
-        random_turns.append(renv.unwrapped.game.turn)
+    if random_games:
+        renv = fight_klub_v0.env(max_turns=40, cards=cards, deck_lists=deck_lists)
+        for s in range(random_games):
+            play_game(renv, [RandomAgent(0), RandomAgent(1)], seed=s)
+            random_turns.append(renv.unwrapped.game.turn)
     fight_rates = {c: w / n for c, (w, n) in fights.items()}
-    print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds x 2 seatings per pair of decks; row deck's win rate")
+    print(f"\ndeck balance: heuristic vs heuristic, {seeds} seeds (from seed {first_seed}) x 2 seatings per pair "
+          f"of decks; row deck's win rate")
     print(f"{'':<16}" + "".join(f"{b:>16}" for b in names) + f"{'overall':>10}")
     for a in names:
-        print(f"{a:<16}" + "".join(f"{'-' if a == b else f'{table[a][b]:.2f}':>16}" for b in names) + f"{overall[a]:>10.2f}")
+        cell = {b: ("-" if a == b or table[a][b] is None else f"{table[a][b]:.3f}") for b in names}
+        print(f"{a:<16}" + "".join(f"{cell[b]:>16}" for b in names) + f"{overall[a]:>10.3f}")
+    inside = sum(0.40 <= m <= 0.60 for m, _, _ in intervals.values())
+    print(f"pairings within [0.40, 0.60]: {inside} of {len(intervals)}; each pair (first deck's rate, 95% interval "
+          f"over its {seeds} seeds):")
+    for key, (m, lo, hi) in intervals.items():
+        print(f"  {key:<32} {m:.4f} [{lo:.3f}, {hi:.3f}]{'' if 0.40 <= m <= 0.60 else '  OUT'}")
     print(f"seat 0 win rate: {np.mean(seat0):.3f}; first holder of The Drop: {np.mean(first_drop):.3f} ({len(seat0)} games)")
     low = sorted(fight_rates.items(), key=lambda kv: kv[1])[:3]
     print("lowest fight win rates: " + ", ".join(f"{c} {r:.3f} ({fights[c][1]} fights)" for c, r in low))
-    print(f"turns: heuristic max {max(turns)} mean {np.mean(turns):.2f}; random play ({random_games} games) "
-          f"max {max(random_turns)} mean {np.mean(random_turns):.2f}")
-    return {"table": table, "overall": overall, "seat0": float(np.mean(seat0)), "first_drop": float(np.mean(first_drop)),
-            "games": len(seat0), "fight_win_rates": fight_rates, "turns_max": max(turns), "random_turns_max": max(random_turns)}
+    print(f"turns: heuristic max {max(turns)} mean {np.mean(turns):.2f}" + (
+        f"; random play ({random_games} games) max {max(random_turns)} mean {np.mean(random_turns):.2f}" if random_turns else ""))
+    return {"table": table, "overall": overall, "pairs": intervals, "within": inside, "seat0": float(np.mean(seat0)),
+            "first_drop": float(np.mean(first_drop)), "games": len(seat0), "first_seed": first_seed, "seeds": seeds,
+            "fight_win_rates": fight_rates, "fight_counts": {c: n for c, (_, n) in fights.items()},
+            "turns_max": max(turns), "random_turns_max": max(random_turns) if random_turns else None}
 
 
 class _KindFromObservation:
@@ -269,14 +336,25 @@ def main() -> None:
     parser.add_argument("--ablate", type=int, default=0, help="deals per decision kind of an ablation of the "
                         "heuristic, as fight-envs ablate fight_klub (0: skip); skips the timing")
     parser.add_argument("--kinds", type=str, default="", help="with --ablate: comma-separated decision kinds (default all)")
+    parser.add_argument("--first-seed", type=int, default=0, help="with --balance: the first seed index (game seed "
+                        "1000 s + 7); screen candidate pools on seeds the reported table does not use")
+    parser.add_argument("--pairings", type=str, default="", help="with --balance: comma-separated deck pairs "
+                        "a:b (default all 15)")
+    parser.add_argument("--jobs", type=int, default=1, help="with --balance: worker processes (one pair of decks each)")
+    parser.add_argument("--cards", type=str, default=None, help="with --balance: a card-data JSON (env option 'cards')")
+    parser.add_argument("--deck-lists", type=str, default=None, help="with --balance: deck lists JSON (env option "
+                        "'deck_lists')")
+    parser.add_argument("--random-games", type=int, default=300, help="with --balance: random games for game lengths")
+    parser.add_argument("--balance-only", action="store_true", help="with --balance: skip the timing")
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
     if args.ablate:
         ablate(args.ablate, [k for k in args.kinds.split(",") if k])
         return
-    out: dict[str, Any] = {"throughput": throughput(args.seconds, args.rounds)}
+    out: dict[str, Any] = {} if args.balance and args.balance_only else {"throughput": throughput(args.seconds, args.rounds)}
     if args.balance:
-        out["balance"] = balance(args.balance)
+        out["balance"] = balance(args.balance, args.random_games, args.first_seed,
+                                 [p for p in args.pairings.split(",") if p], args.jobs, args.cards, args.deck_lists)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)

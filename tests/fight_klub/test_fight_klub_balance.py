@@ -1,0 +1,51 @@
+"""The balance tool (``benchmarks/bench_fight_klub.py --balance``): the seed offset used to screen
+candidate pools away from the reported table's seeds, the pair filter, the worker processes (the
+same games as one process) and a candidate pool given by path."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_fight_klub as bench  # noqa: E402
+
+from fight_envs import fight_klub_v0  # noqa: E402
+from fight_envs.agents.arena import play_game  # noqa: E402
+from fight_envs.agents.fight_klub import HeuristicAgent  # noqa: E402
+
+
+def _credit(seed: int, decks: list[str]) -> float:
+    env = fight_klub_v0.env(max_turns=40)
+    r = play_game(env, [HeuristicAgent(0), HeuristicAgent(1)], seed=seed, options={"decks": decks})
+    return 0.5 if r.returns[0] == r.returns[1] else float(r.returns[0] > r.returns[1])
+
+
+def test_balance_first_seed_and_pairings_play_the_named_games() -> None:
+    out = bench.balance(2, random_games=0, first_seed=5, pairings=["grin_swarm:lumen_tricks"])
+    assert out["games"] == 4 and list(out["pairs"]) == ["lumen_tricks:grin_swarm"]
+    want = [_credit(1000 * s + 7, d) if d[0] == "lumen_tricks" else 1.0 - _credit(1000 * s + 7, d)
+            for s in (5, 6) for d in (["lumen_tricks", "grin_swarm"], ["grin_swarm", "lumen_tricks"])]
+    assert out["table"]["lumen_tricks"]["grin_swarm"] == sum(want) / 4
+    assert out["table"]["grin_swarm"]["lumen_tricks"] == 1.0 - sum(want) / 4
+
+
+def test_balance_jobs_give_the_same_games_as_one_process() -> None:
+    pairs = ["vega_blitz:sage_patience", "hollow_control:queen_pressure"]
+    one = bench.balance(1, random_games=0, first_seed=3, pairings=pairs, jobs=1)
+    two = bench.balance(1, random_games=0, first_seed=3, pairings=pairs, jobs=2)
+    assert one["pairs"] == two["pairs"] and one["fight_win_rates"] == two["fight_win_rates"]
+
+
+def test_balance_reads_a_candidate_pool_by_path(tmp_path: Path) -> None:
+    data_dir = ROOT / "fight_envs" / "games" / "fight_klub"
+    cards = json.loads((data_dir / "cards.json").read_text(encoding="utf-8"))
+    for ch in cards["characters"]:
+        ch["life"] = 1  # the first fight won ends the game
+    (tmp_path / "cards.json").write_text(json.dumps(cards), encoding="utf-8")
+    out = bench.balance(1, random_games=0, pairings=["vega_blitz:grin_swarm"], cards=str(tmp_path / "cards.json"),
+                        deck_lists=str(data_dir / "decks.json"))
+    assert out["turns_max"] == 1

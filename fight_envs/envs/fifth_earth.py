@@ -175,8 +175,9 @@ class raw_env(AECMixin, AECEnv):
         # tuple(destinations won) -> every seat's egocentric copy of it, for the infos
         self._won_rows: tuple[tuple[int, ...], list[np.ndarray]] | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._info_keys: dict[str, tuple[Any, ...]] = {}
-        """agent -> what its info dict was built from (see ``_all_infos``)."""
+        self._info_state: tuple[dict[str, dict[str, Any]], Any, Any, str | None] = ({}, None, None, None)
+        """The last ``_all_infos``: (its infos, the numbers every agent shares, the hand sizes, the
+        acting agent under mask_in_info): what an unchanged info is recognised by."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
@@ -198,7 +199,7 @@ class raw_env(AECMixin, AECEnv):
         self._start_episode()
         self.num_steps = 0
         self.agent_selection = self.possible_agents[self.game.current_player()]
-        self._info_keys = {}
+        self._info_state = ({}, None, None, None)
         self.infos = self._all_infos(self.agents)
 
     def _live(self) -> bool:
@@ -226,24 +227,25 @@ class raw_env(AECMixin, AECEnv):
         b = g.battle
         phase, rnd, fight = g.phase, g.knockout_round, b.fight if b is not None else 0  # plain ints already
         seat, with_mask = self.seat, self.mask_in_info
+        acting = self.agent_selection if with_mask and self._live() else None
         # An agent whose info is unchanged keeps its dict (nobody changes a dict handed out): within
         # a fight only the layers' hand sizes and, with mask_in_info, the acting agent's mask change.
-        keys = self._info_keys
-        prev = self.infos if keys else {}
-        acting = self.agent_selection if with_mask and self._live() else None
+        # So when the numbers every agent shares are those of the last call, an agent keeps its dict
+        # if its hand size is as it was and it neither acts now nor acted then (its mask).
         common = (phase, rnd, fight, key)
+        prev, prev_common, prev_sizes, prev_acting = self._info_state
+        same = common == prev_common
         out = {}
         for agent in agents:
             s = seat[agent]
-            k = (common, sizes[s], agent == acting)
-            if agent != acting and keys.get(agent) == k and agent in prev:
+            if same and sizes[s] == prev_sizes[s] and agent != acting and agent != prev_acting and agent in prev:
                 out[agent] = prev[agent]
                 continue
-            keys[agent] = k
             # one dict display (cheaper than key by key); each info owns its arrays
             info: dict[str, Any] = {"destinations_won": won_list[s], "destinations": won_rows[s].copy(),
                                     "phase": phase, "knockout_round": rnd, "fight": fight, "hand_size": sizes[s]}
             out[agent] = {"action_mask": self._mask(agent), **info} if with_mask else info
+        self._info_state = (out, common, sizes, acting)
         return out
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -143,6 +143,20 @@ def _rest_table(ready_by: int, max_fights: int) -> np.ndarray:
     return table
 
 
+_WAIT_TABLES: dict[int, np.ndarray] = {}
+
+
+def _wait_table(rest_fights: int) -> np.ndarray:
+    """float32[rest_fights + 1]: entry w is the ``resting`` feature of a character that must wait w
+    more fights, w / rest_fights (the float64 quotient, stored as float32)."""
+    table = _WAIT_TABLES.get(rest_fights)
+    if table is None:
+        table = np.array([w / rest_fights for w in range(rest_fights + 1)], dtype=np.float32)
+        table.flags.writeable = False
+        _WAIT_TABLES[rest_fights] = table
+    return table
+
+
 _DESTINATION_ROWS: dict[tuple[int, ...], np.ndarray] = {}
 """The ``destinations_left`` block for each set of destinations left (a game meets at most 25 sets)."""
 
@@ -248,9 +262,9 @@ def public_part(game: FifthEarthGame) -> Public:
     players[:, _KNOWN0:_KNOWN1] = held
     rest = g.cards.rest_fights
     if b is not None:
-        wait = g.last_used + (rest - fight)  # every seat's at once, the last step written into the rows
-        np.maximum(wait, 0, out=wait)
-        np.divide(wait, rest, out=players[:, _RESTING0:_RESTING1])  # float64 quotients, stored as float32
+        # the fights each character must still rest, max(wait, 0) / rest: every seat's wait at once,
+        # then one lookup that clips it into 0..rest (a character laid in this fight waits rest)
+        np.take(_wait_table(rest), g.last_used + (rest - fight), mode="clip", out=players[:, _RESTING0:_RESTING1])
         if len(b.players) < n:
             for s in range(n):
                 if s not in b.players:  # only the players in the battle have resting characters shown

@@ -300,28 +300,6 @@ def character_features(ch: Character) -> np.ndarray:
     return v
 
 
-# Attribute vectors depend only on the card, so they are computed once per card object. The
-# cache keeps the card alive beside its vector, so its id() can never be reused by another card.
-_SUPPORT_CACHE: dict[int, tuple[SupportCard, np.ndarray]] = {}
-_FIGHT_CACHE: dict[tuple[int, int], tuple[FightCard, np.ndarray]] = {}
-
-
-def _support_vec(card: SupportCard) -> np.ndarray:
-    hit = _SUPPORT_CACHE.get(id(card))
-    if hit is None:
-        hit = _SUPPORT_CACHE[id(card)] = (card, support_features(card))
-    return hit[1]
-
-
-def _fight_vec(card: FightCard | None, end: int) -> np.ndarray:
-    if card is None:
-        return np.zeros(FIGHT_CARD_SIZE, dtype=np.float32)
-    hit = _FIGHT_CACHE.get((id(card), end))
-    if hit is None:
-        hit = _FIGHT_CACHE[(id(card), end)] = (card, fight_card_features(card, end))
-    return hit[1]
-
-
 _INV = {k: 1.0 / v for k, v in _SCALE.items()}
 
 
@@ -358,9 +336,10 @@ def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _Poo
     else:
         rts_damage = 0 / _DAMAGE
     energy, third, hand, deck, stack = _ENERGY, _THIRD, _HANDS, _DECKS, _STACKS
-    # plain Python floats: one numpy conversion at the end is far cheaper than many small arrays
-    return [
-        life_ * life, dealt * life, (life_ - game.players[1 - seat].dealt) * life,
+    other_dealt = game.players[1 - seat].dealt
+    # plain Python floats, packed into the buffer as float32 by ``struct`` in one call
+    out = [
+        life_ * life, dealt * life, (life_ - other_dealt) * life,
         pool[0] * energy, pool[1] * energy, pool[2] * energy, imp[0] * third, imp[1] * third, imp[2] * third,
         fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
         hold * hand, hand_size * hand, len(hand_) * hand,
@@ -368,6 +347,13 @@ def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _Poo
         len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack,
         rts_damage, *hit[1],
     ]
+    # every number is within +-OBS_HIGH while these counts are in [0, 300) (the largest divisor of a
+    # count here is 20, of a token count 3) and the raise-the-stakes damage under 1,000; past that
+    # they are clipped here, as np.clip of the float32 block would (OBS_HIGH is exact in float32)
+    if max(life_, dealt, other_dealt, hold, hand_size, *pool, *imp, *fists, *en) >= 300 \
+            or min(life_, dealt, other_dealt, *pool, *imp, *fists, *en) < 0 or rts_damage >= 100.0:
+        out = [OBS_HIGH if x > OBS_HIGH else -OBS_HIGH if x < -OBS_HIGH else x for x in out]
+    return out
 
 
 def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], list[int]] | None:
@@ -381,29 +367,20 @@ def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], li
 _UNKNOWN: Any = object()
 
 
-def _totals_key(game: FightKlubGame, f: FightSlot, in_play: list[Any]) -> tuple[Any, ...]:
-    """Everything the skirmish totals of fight ``f`` read: its cards and ends, Effect and Gear tabs,
-    boosts, the cards in play (their Condition bonuses; ``in_play``: each seat's list, in seat order)
-    and fists (the characters' bonuses are fixed for a game)."""
-    tabs, boosts = f.effect_tabs, f.boosts
-    players = game.players
-    return (*f.cards, *f.end, *tabs[0], *tabs[1], tuple(boosts[0].items()) if boosts[0] else None,
-            tuple(boosts[1].items()) if boosts[1] else None, in_play[0], in_play[1], players[0].fists, players[1].fists)
-
-
-def _seat_totals(game: FightKlubGame, f: FightSlot, in_play: list[Any], seat: int, fresh: bool = False,
-                 tkey: Any = None) -> tuple[list[int], list[int]] | None:
-    """``_totals(game, f, seat)``, from both seats' totals kept on the fight slot while
-    ``_totals_key`` (``tkey`` where the caller has it) is unchanged: both seats' encodings share
-    them (they alternate, so each would otherwise recompute what the other did).
-    ``fresh``: computed afresh, nothing kept (``encode_fresh``, the check of the kept ones)."""
+def _seat_totals(game: FightKlubGame, f: FightSlot, bonus: tuple[Any, ...], seat: int, fresh: bool = False
+                 ) -> tuple[list[int], list[int]] | None:
+    """``_totals(game, f, seat)``, from both seats' totals kept on the fight slot while what they
+    read is unchanged: the fight's cards, ends, Effect and Gear tabs and boosts, and ``bonus`` (the
+    cards in play of each seat and both fists, in seat order; the characters' bonuses are fixed for
+    a game). Both seats' encodings share them (they alternate, so each would otherwise recompute
+    what the other did). ``fresh``: computed afresh, nothing kept (``encode_fresh``, the check of
+    the kept ones)."""
     if fresh:
         return _totals(game, f, seat)
-    if tkey is None:
-        tkey = _totals_key(game, f, in_play)
     hit = f.__dict__.get("_obs_totals")
-    if hit is None or hit[0] != tkey:
-        hit = f.__dict__["_obs_totals"] = (tkey, _totals(game, f, 0))
+    if hit is None or hit[0] != (f.cards, f.end, f.effect_tabs, f.boosts, bonus):
+        key = (list(f.cards), list(f.end), [list(t) for t in f.effect_tabs], [dict(b) for b in f.boosts], bonus)
+        hit = f.__dict__["_obs_totals"] = (key, _totals(game, f, 0))
     both = hit[1]
     if both is None:
         return None
@@ -445,19 +422,6 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
     return v
 
 
-_PACKERS: dict[int, Any] = {}
-
-
-def _floats(values: list[float]) -> np.ndarray:
-    """``values`` as a float64 array, packed by ``struct`` (far fewer instructions than numpy's own
-    conversion of a list); assigned into a float32 block it rounds exactly as ``np.array(values,
-    dtype=np.float32)`` does (both cast each double to float)."""
-    pack = _PACKERS.get(len(values))
-    if pack is None:
-        pack = _PACKERS[len(values)] = struct.Struct(f"{len(values)}d").pack
-    return np.frombuffer(pack(*values), dtype=np.float64)
-
-
 _S = {name: (sl.start, sl.stop) for name, sl in OBS_SLICES.items()}
 _HEAD = _S["hand"][0]  # global, me, opp: the numbers of the table, built as one list
 _KIND0 = 2 + len(_PHASE_INDEX)
@@ -466,33 +430,28 @@ _RESOLVED_AT, _SKIRMISHES_AT = _KIND0 + _NK + 2, _KIND0 + _NK + 3
 _CHAR_BLOCKS = (_S["character_me"], _S["character_opp"])
 _DECK_BLOCKS = (_S["deck_me"], _S["deck_opp"])
 _STACK_BLOCKS = (_S["stack_me"], _S["stack_opp"])
-_STACK_KEYS = (("stack", 0), ("stack", 1))
 _PLAYS0, _PLAYS1 = _S["plays_opp"]
-_CARD_ROWS = (slice(0, FIGHT_CARD_SIZE), slice(FIGHT_CARD_SIZE, 2 * FIGHT_CARD_SIZE))
-_STATE_COLS = slice(2 * FIGHT_CARD_SIZE, FIGHT_SIZE)
 
 
 class _Buffer:
     """One seat's observation buffer in one game, what each block was last written from (``keys``),
-    and views of its blocks (made once: a numpy view costs about as much as a small write)."""
+    and two memoryviews of it (floats, bytes): a block is written through them, by ``struct`` or a
+    copy of bytes kept per card, at a fraction of the cost of a numpy call per block."""
 
-    __slots__ = ("obs", "keys", "shared", "pool", "tables", "head", "hand", "areas", "fights", "fresh", "area_keys", "fight_keys",
+    __slots__ = ("obs", "mv", "mvf", "keys", "shared", "pool", "tables", "fresh", "hand_key", "area_keys", "fight_keys",
                  "state_keys")
 
     def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
         self.fresh = fresh  # encode_fresh: every block from scratch, no kept totals either
         self.obs = obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.mvf = memoryview(obs)  # format "f": item and slice assignment of floats / float32 arrays
+        self.mv = self.mvf.cast("B")  # bytes: slice assignment of kept float32 bytes
         self.keys: dict[Any, Any] = {}
         self.shared = shared  # what both seats' encodings of one game read alike (kept by seat)
         self.pool = pool
         self.tables = _pool_tables(pool)
-        self.head = obs[:_HEAD]
-        a, b = _S["hand"]
-        self.hand = obs[a:b].reshape(MAX_HAND, SUPPORT_SIZE)
-        self.areas = tuple(obs[a:b].reshape(MAX_SUPPORT, SUPPORT_SIZE + 1) for a, b in (_S["support_me"], _S["support_opp"]))
-        a, b = _S["fights"]
-        self.fights = obs[a:b].reshape(FIGHTS_PER_TURN, FIGHT_SIZE)
-        # the keys of the blocks met most often, in lists rather than in ``keys`` (faster to reach)
+        # the keys of the blocks met most often, in plain attributes and lists (faster to reach)
+        self.hand_key: list[str] | None = None
         self.area_keys: list[Any] = [None, None]
         self.fight_keys: list[Any] = [_UNKNOWN] * FIGHTS_PER_TURN
         self.state_keys: list[Any] = [None] * FIGHTS_PER_TURN
@@ -530,30 +489,61 @@ def encode_fresh(game: FightKlubGame, seat: int) -> np.ndarray:
     return buf.obs
 
 
+_HEAD_PACK = struct.Struct(f"{_HEAD}f").pack_into
+_STATE_PACK = struct.Struct(f"{FIGHT_STATE_SIZE}f").pack
+_ROW = 4 * SUPPORT_SIZE  # bytes of a support card's features
+_HAND_B = 4 * _S["hand"][0]
+_AREA_B = (4 * _S["support_me"][0], 4 * _S["support_opp"][0])
+_AREA_ROW = 4 * (SUPPORT_SIZE + 1)
+_AREA_FLAG = (_S["support_me"][0] + SUPPORT_SIZE, _S["support_opp"][0] + SUPPORT_SIZE)  # float index of row 0's flag
+_FIGHTS_B = 4 * _S["fights"][0]
+_FIGHT_B = 4 * FIGHT_SIZE
+_CARD_B = 4 * FIGHT_CARD_SIZE
+_STATE_B = 4 * FIGHT_STATE_SIZE
+_ZEROS = memoryview(bytes(4 * max(MAX_HAND * SUPPORT_SIZE, MAX_SUPPORT * (SUPPORT_SIZE + 1), FIGHTS_PER_TURN * FIGHT_SIZE)))
+_GLOBAL_TEMPLATES: dict[tuple[int, int, bool, bool], list[float]] = {}
+
+
+def _global_template(phase: str, kind: int, deciding: bool, drop: bool) -> list[float]:
+    """The global block's one-hots (phase, pending kind, I decide, I hold The Drop), zeros elsewhere."""
+    v = [0.0] * GLOBAL_SIZE
+    v[2 + _PHASE_INDEX[phase]] = 1.0
+    if kind >= 0:
+        v[_KIND0 + kind] = 1.0
+        if deciding:
+            v[_KIND0 + _NK] = 1.0
+    if drop:
+        v[_KIND0 + _NK + 1] = 1.0
+    return v
+
+
 def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
-    """Write ``seat``'s observation into ``buf.obs``. ``buf.keys`` holds, per block, what the block
-    was last written from (``{}``: write everything): a block whose inputs compare equal is left as
-    it is. Called on every decision, so each key is the cheapest exact copy of its inputs (lists and
-    tuples of what the engine holds, which compare element by element in C)."""
-    obs, keys, tables = buf.obs, buf.keys, buf.tables
+    """Write ``seat``'s observation into ``buf.obs``. The keys in ``buf`` hold, per block, what the
+    block was last written from (none: write everything): a block whose inputs compare equal is
+    left as it is. Called on every decision, so each key is the cheapest exact copy of its inputs
+    (lists and tuples of what the engine holds, which compare element by element in C), and each
+    write goes through the buffer's memoryviews (``struct`` for lists of numbers, kept float32
+    bytes for card vectors), not through numpy calls."""
+    keys, tables, mv, mvf = buf.keys, buf.tables, buf.mv, buf.mvf
     players = game.players
     me, opp = players[seat], players[1 - seat]
     turn = game.turn
     game_fights = game.fights
     current = game.current
-    # the table's numbers (global, me, opp) as one list, written when it changed
-    head = [0.0] * GLOBAL_SIZE
+    # the table's numbers (global, me, opp) as one list: the global one-hots from a kept template
+    pending = game.pending
+    drop = game.drop == seat
+    if pending is None:
+        tkey = (game.phase, -1, False, drop)
+    else:
+        tkey = (game.phase, _KIND_INDEX[pending.kind], pending.seat == seat, drop)
+    template = _GLOBAL_TEMPLATES.get(tkey)
+    if template is None:
+        template = _GLOBAL_TEMPLATES[tkey] = _global_template(*tkey)
+    head = template.copy()
     head[0] = turn / game.config.max_turns
     if turn == 1:
         head[1] = 1.0
-    head[2 + _PHASE_INDEX[game.phase]] = 1.0
-    pending = game.pending
-    if pending is not None:
-        head[_KIND0 + _KIND_INDEX[pending.kind]] = 1.0
-        if pending.seat == seat:
-            head[_KIND0 + _NK] = 1.0
-    if game.drop == seat:
-        head[_KIND0 + _NK + 1] = 1.0
     if game_fights:
         head[_RESOLVED_AT] = sum([f.resolved for f in game_fights]) / FIGHTS_PER_TURN
     if current is not None:
@@ -563,13 +553,9 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     head += _player(game, 1 - seat, shared, tables)
     if keys.get("head") != head:
         keys["head"] = head
-        h = buf.head
-        h[:] = _floats(head)
-        np.minimum(h, OBS_HIGH, out=h)  # np.clip in float32, as two plain ufunc calls (far cheaper than
-        np.maximum(h, -OBS_HIGH, out=h)  # Python's max and min over the list, which compare float by float)
-    index = tables.support_index
+        _HEAD_PACK(mv, 0, *head)  # every number is within +-OBS_HIGH already (``_player`` clips)
     my_hand = me.hand
-    old = keys.get("hand")
+    old = buf.hand_key
     if old != my_hand:  # keys of piles are list copies: a list equals a list only
         # hands stay in pool order, so a change rewrites the rows from the first card that differs
         n_new = len(my_hand)
@@ -580,12 +566,14 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             last = min(n_old, n_new)
             while first < last and old[first] == my_hand[first]:
                 first += 1
-        keys["hand"] = list(my_hand)
-        hand = buf.hand
+        buf.hand_key = list(my_hand)
         if n_old > n_new:
-            hand[n_new:n_old] = 0.0
-        if n_new > first:  # one gather of the cards' vectors (kept per pool) straight into the block
-            np.take(tables.support_vecs, [index[c] for c in my_hand[first:]], axis=0, out=hand[first:n_new], mode="clip")
+            mv[_HAND_B + n_new * _ROW:_HAND_B + n_old * _ROW] = _ZEROS[:(n_old - n_new) * _ROW]
+        rows = tables.support_bytes
+        at = _HAND_B + first * _ROW
+        for c in my_hand[first:]:
+            mv[at:at + _ROW] = rows[c]
+            at += _ROW
     # support areas: the cards in play (rows rewritten from the first that differs, as in a hand)
     # and the step each was last used in (its "used this turn" flag is read from that and the
     # turn); the card lists also stand for the Condition bonuses the fights' totals read
@@ -593,14 +581,21 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     area_keys = buf.area_keys
     for k, p in enumerate((me, opp)):
         items = p.support
-        cards = in_play[seat if k == 0 else 1 - seat] = [x.card for x in items]
-        used = [x.used_in for x in items]
         hit = area_keys[k]
-        if hit is not None and hit[2] == used and hit[1] == turn and hit[0] == cards:
-            continue
+        if not items:
+            in_play[seat if k == 0 else 1 - seat] = _EMPTY
+            if hit is not None and not hit[0]:
+                continue  # empty before and now: nothing to write (the turn matters to no flag)
+            cards: list[Any] = _EMPTY
+            used: list[Any] = _EMPTY
+        else:
+            cards = in_play[seat if k == 0 else 1 - seat] = [x.card for x in items]
+            used = [x.used_in for x in items]
+            if hit is not None and hit[2] == used and hit[1] == turn and hit[0] == cards:
+                continue
         area_keys[k] = (cards, turn, used)
-        area = buf.areas[k]
         n_new = len(cards)
+        base = _AREA_B[k]
         if hit is None or hit[0] != cards:
             if hit is None:
                 first, n_old = 0, MAX_SUPPORT
@@ -611,82 +606,112 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
                 while first < last and old[first] is cards[first]:
                     first += 1
             if n_old > n_new:
-                area[n_new:n_old] = 0.0
-            if n_new > first:
-                np.take(tables.support_vecs, [index[c.id] for c in cards[first:]], axis=0,
-                        out=area[first:n_new, :SUPPORT_SIZE], mode="clip")
-        if n_new:
-            area[:n_new, SUPPORT_SIZE] = [float(bool(u) and u[0] == turn) for u in used]
+                mv[base + n_new * _AREA_ROW:base + n_old * _AREA_ROW] = _ZEROS[:(n_old - n_new) * _AREA_ROW]
+            rows = tables.support_bytes
+            at = base + first * _AREA_ROW
+            for c in cards[first:]:
+                mv[at:at + _ROW] = rows[c.id]
+                at += _AREA_ROW
+        at = _AREA_FLAG[k]
+        for u in used:
+            mvf[at] = 1.0 if u and u[0] == turn else 0.0
+            at += SUPPORT_SIZE + 1
     n_fights = len(game_fights)
-    fights = buf.fights
     fresh = buf.fresh
     fight_keys, state_keys = buf.fight_keys, buf.state_keys
+    # what every fight's skirmish totals read beyond the fight itself: the cards in play (their
+    # Condition bonuses) and fists, in seat order (the characters' bonuses are fixed for a game)
+    bonus = (in_play[0], in_play[1], players[0].fists, players[1].fists)
     for i in range(FIGHTS_PER_TURN):
         f = game_fights[i] if i < n_fights else None
-        key = None if f is None else (*f.cards, *f.end)
-        if fight_keys[i] != key:
-            fight_keys[i] = key
-            state_keys[i] = None
-            if f is None:
-                fights[i] = 0.0
-            else:
-                fight_cards = game.pool.fight
-                for k, s in enumerate((seat, 1 - seat)):
-                    cid = f.cards[s]
-                    if cid is None:
-                        fights[i, _CARD_ROWS[k]] = 0.0
-                    else:
-                        fights[i, _CARD_ROWS[k]] = _fight_vec(fight_cards[cid], f.end[s])
-                # the state columns are written below (their key was dropped)
+        old = fight_keys[i]
+        at = _FIGHTS_B + i * _FIGHT_B
         if f is None:
+            if old is not None:
+                fight_keys[i] = state_keys[i] = None
+                mv[at:at + _FIGHT_B] = _ZEROS[:_FIGHT_B]
             continue
+        # a fight's cards: the slot object and copies of its card and end lists
+        if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
+            fight_keys[i] = (f, list(f.cards), list(f.end))
+            state_keys[i] = None
+            for k, s in enumerate((seat, 1 - seat)):
+                cid = f.cards[s]
+                o = at + k * _CARD_B
+                mv[o:o + _CARD_B] = _ZEROS[:_CARD_B] if cid is None else tables.fight_bytes(cid, f.end[s])
+            # the state columns are written below (their key was dropped)
+        at += 2 * _CARD_B
         old = state_keys[i]
         if f.resolved:
             # a resolved fight's state is kept by _fight_state once written: the slot itself is its key
             if old is f:
                 continue
             state_keys[i] = f
-            fights[i, _STATE_COLS] = _floats(_fight_state(game, f, i, seat, _seat_totals(game, f, in_play, seat, fresh)))
+            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _seat_totals(game, f, bonus, seat, fresh)))
             continue
-        # everything _fight_state reads of an open fight beyond its cards (fixed lengths, so flat),
-        # then what the skirmish totals read (``_totals_key``)
-        tabs = f.effect_tabs
-        skey = (current == i, f.decided, f.winner, f.clash_text_of, *f.skirmish_winner, *f.double,
-                frozenset(f.nullified) if f.nullified else None, *tabs[0], *tabs[1], _totals_key(game, f, in_play))
-        if type(old) is tuple and old == skey:
+        if fresh:
+            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _totals(game, f, seat)))
             continue
-        state_keys[i] = skey
-        fights[i, _STATE_COLS] = _floats(_fight_state(game, f, i, seat, _seat_totals(game, f, in_play, seat, fresh, skey[-1])))
+        # everything _fight_state reads of an open fight (its cards and ends too), as references to the
+        # slot's own lists, compared in C with the copies the slot keeps with its last state
+        # (``_obs_open``: [those copies, seat 0's numbers, seat 1's numbers], each seat's made when
+        # first asked): both seats' encodings share it, and each buffer knows the entry it wrote
+        live = (current == i, f.decided, f.winner, f.clash_text_of, f.skirmish_winner, f.double, f.nullified,
+                f.effect_tabs, f.boosts, bonus, f.cards, f.end)
+        entry = f.__dict__.get("_obs_open")
+        if entry is None or entry[0] != live:
+            entry = f.__dict__["_obs_open"] = [
+                (live[0], live[1], live[2], live[3], list(f.skirmish_winner), list(f.double), set(f.nullified),
+                 [list(t) for t in f.effect_tabs], [dict(b) for b in f.boosts], bonus, list(f.cards), list(f.end)),
+                None, None]
+        elif old is entry:
+            continue
+        state_keys[i] = entry
+        numbers = entry[1 + seat]
+        if numbers is None:
+            numbers = entry[1 + seat] = _STATE_PACK(*_fight_state(game, f, i, seat, _seat_totals(game, f, bonus, seat)))
+        mv[at:at + _STATE_B] = numbers
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
     character = keys.get("character")
     if character is None or character[0] is not me.deck or character[1] is not opp.deck:
         keys["character"] = (me.deck, opp.deck)
         for (a, b), p in zip(_CHAR_BLOCKS, (me, opp)):
-            obs[a:b] = tables.characters[p.deck.character]
-    if keys.get("deck_me") != me.draw_deck:
-        keys["deck_me"] = list(me.draw_deck)
-        a, b = _DECK_BLOCKS[0]
-        obs[a:b] = tables.deck(me.draw_deck, DRAW_SIZE)
-    hit = keys.get("deck_opp")
-    if hit is None or hit[0] != opp.draw_deck or hit[1] != opp.hand or hit[2] != opp.hand_slots:
-        keys["deck_opp"] = (list(opp.draw_deck), list(opp.hand), list(opp.hand_slots))
-        unseen = opp.draw_deck + [c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None]
-        a, b = _DECK_BLOCKS[1]
-        obs[a:b] = tables.deck(unseen, DRAW_SIZE)
-    for k, p in enumerate((me, opp)):
-        if keys.get(_STACK_KEYS[k]) != p.fight_stack:
-            keys[_STACK_KEYS[k]] = list(p.fight_stack)
-            a, b = _STACK_BLOCKS[k]
-            obs[a:b] = tables.stack(p.fight_stack)
-    if keys.get("plays_opp") != opp.played:
-        keys["plays_opp"] = list(opp.played)
-        obs[_PLAYS0:_PLAYS1] = tables.deck(opp.played, 10)
+            mvf[a:b] = tables.characters[p.deck.character]
+    # the piles: one compare of them all first (most decisions change none)
+    piles = keys.get("piles")
+    if piles is None or piles[0] != me.draw_deck or piles[1] != opp.draw_deck or piles[2] != opp.hand \
+            or piles[3] != opp.hand_slots or piles[4] != me.fight_stack or piles[5] != opp.fight_stack \
+            or piles[6] != opp.played:
+        keys["piles"] = (list(me.draw_deck), list(opp.draw_deck), list(opp.hand), list(opp.hand_slots),
+                         list(me.fight_stack), list(opp.fight_stack), list(opp.played))
+        if piles is None or piles[0] != me.draw_deck:
+            a, b = _DECK_BLOCKS[0]
+            mvf[a:b] = tables.deck(me.draw_deck, DRAW_SIZE)
+        if piles is None or piles[1] != opp.draw_deck or piles[2] != opp.hand or piles[3] != opp.hand_slots:
+            unseen = opp.draw_deck + [c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None]
+            a, b = _DECK_BLOCKS[1]
+            mvf[a:b] = tables.deck(unseen, DRAW_SIZE)
+        for k, p in enumerate((me, opp)):
+            if piles is None or piles[4 + k] != p.fight_stack:
+                a, b = _STACK_BLOCKS[k]
+                mvf[a:b] = tables.stack(p.fight_stack)
+        if piles is None or piles[6] != opp.played:
+            mvf[_PLAYS0:_PLAYS1] = tables.deck(opp.played, 10)
+
+
+_EMPTY: list[Any] = []
+"""The card list of an empty support area (never changed: shared by every key that needs one)."""
+
+
+_CACHE_LIMIT = 50_000
+"""Pile sums kept per card pool before the caches are emptied."""
 
 
 class _PoolTables:
     """Per card pool: card vectors as matrices, so a pile's summed features are one product."""
 
     def __init__(self, pool: CardPool) -> None:
+        self.pool = pool
         self.support_index = {cid: i for i, cid in enumerate(pool.support_ids)}
         self.fight_index = {cid: i for i, cid in enumerate(pool.fight_ids)}
         self.support_type = {cid: SUPPORT_TYPES.index(pool.support[cid].type) for cid in pool.support_ids}
@@ -702,8 +727,9 @@ class _PoolTables:
             self.fight[i, 0] = 1
             self.fight[i, 1:] = fight_card_features(pool.fight[cid], 0)[:FIGHT_CARD_BASE]
         self.characters = {cid: character_features(ch) for cid, ch in pool.characters.items()}
-        self.support_vecs = np.stack([support_features(pool.support[c]) for c in pool.support_ids]) if n else \
-            np.zeros((0, SUPPORT_SIZE), dtype=np.float32)
+        # each card's features as float32 bytes, copied straight into a buffer (``_write``)
+        self.support_bytes = {c: support_features(pool.support[c]).tobytes() for c in pool.support_ids}
+        self._fight_bytes: dict[tuple[str, int], bytes] = {}
         self._sums: dict[tuple[Any, ...], np.ndarray] = {}
         self._multisets: dict[tuple[Any, ...], np.ndarray] = {}
 
@@ -715,7 +741,7 @@ class _PoolTables:
         key = (tag, scale, *rows)
         hit = self._multisets.get(key)
         if hit is None:
-            if len(self._multisets) > 50_000:  # piles repeat a lot within a game; the caches stay bounded
+            if len(self._multisets) > _CACHE_LIMIT:  # piles repeat a lot within a game; the caches stay bounded
                 self._multisets.clear()
                 self._sums.clear()
             if rows:
@@ -726,9 +752,21 @@ class _PoolTables:
             self._multisets[key] = hit
         return hit
 
+    def fight_bytes(self, cid: str, end: int) -> bytes:
+        """``fight_card_features`` of Fight card ``cid`` with ``end`` in use, as float32 bytes (kept)."""
+        hit = self._fight_bytes.get((cid, end))
+        if hit is None:
+            hit = self._fight_bytes[(cid, end)] = fight_card_features(self.pool.fight[cid], end).tobytes()
+        return hit
+
     def deck(self, ids: list[str], scale: float) -> np.ndarray:
-        """Count, counts by type and summed base features of support cards ``ids``, / ``scale``."""
-        return self._sum("d", ids, self.support_index, self.support, scale)
+        """Count, counts by type and summed base features of support cards ``ids``, / ``scale``
+        (also kept by the pile in order, which is cheaper to look up than its multiset)."""
+        key = (scale, tuple(ids))
+        hit = self._sums.get(key)
+        if hit is None:
+            hit = self._sums[key] = self._sum("d", ids, self.support_index, self.support, scale)
+        return hit
 
     def stack(self, ids: list[str]) -> np.ndarray:
         # also kept by the stack in order: both seats show both stacks, so most stacks are asked twice

@@ -320,7 +320,6 @@ _PLAYER_FIELDS = attrgetter("life", "dealt", "pool", "imprint", "fists", "energy
 def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables) -> list[float]:
     (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support, damage_stack,
      rts) = _PLAYER_FIELDS(game.players[seat])
-    life = _LIFE
     # discards by type (/ 10, as a deck summary's counts) and the raise-the-stakes cards' damage:
     # kept per seat with the pile they came from, for both seats' encodings (a pile changes a few
     # times a turn, this runs every decision)
@@ -335,25 +334,42 @@ def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _Poo
         rts_damage = rhit[1]
     else:
         rts_damage = 0 / _DAMAGE
-    energy, third, hand, deck, stack = _ENERGY, _THIRD, _HANDS, _DECKS, _STACKS
     other_dealt = game.players[1 - seat].dealt
+    # the 14 numbers of the pool, imprint, fists, Energy allocation, Hold and hand size, kept per their counts
+    tkey = (pool[0], pool[1], pool[2], imp, fists, en, hold, hand_size)
+    tokens = _TOKENS.get(tkey)
+    if tokens is None:
+        if len(_TOKENS) > 50_000:
+            _TOKENS.clear()
+        tokens = _TOKENS[tkey] = _token_numbers(*tkey)
+    life, hand, deck, stack = _LIFE, _HANDS, _DECKS, _STACKS
     # plain Python floats, packed into the buffer as float32 by ``struct`` in one call
-    out = [
-        life_ * life, dealt * life, (life_ - other_dealt) * life,
-        pool[0] * energy, pool[1] * energy, pool[2] * energy, imp[0] * third, imp[1] * third, imp[2] * third,
-        fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
-        hold * hand, hand_size * hand, len(hand_) * hand,
-        len(draw_deck) * deck, len(fight_stack) * stack, len(discard) * deck,
-        len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack,
-        rts_damage, *hit[1],
-    ]
-    # every number is within +-OBS_HIGH while these counts are in [0, 300) (the largest divisor of a
-    # count here is 20, of a token count 3) and the raise-the-stakes damage under 1,000; past that
-    # they are clipped here, as np.clip of the float32 block would (OBS_HIGH is exact in float32)
-    if max(life_, dealt, other_dealt, hold, hand_size, *pool, *imp, *fists, *en) >= 300 \
-            or min(life_, dealt, other_dealt, *pool, *imp, *fists, *en) < 0 or rts_damage >= 100.0:
+    out = [life_ * life, dealt * life, (life_ - other_dealt) * life, *tokens[0], len(hand_) * hand,
+           len(draw_deck) * deck, len(fight_stack) * stack, len(discard) * deck,
+           len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack, rts_damage, *hit[1]]
+    # every number is within +-OBS_HIGH while Life and both damages are in [0, 256) (their divisor is
+    # 20; a negative int or one past 255 leaves bits above the eighth), the token counts, Hold and
+    # hand size as ``_token_numbers`` checks, and the raise-the-stakes damage under 1,000 (the other
+    # counts are of cards, at most a deck's); past that they are clipped here, as np.clip of the
+    # float32 block would (OBS_HIGH is exact in float32)
+    if (life_ | dealt | other_dealt) >> 8 or not tokens[1] or rts_damage >= 100.0:
         out = [OBS_HIGH if x > OBS_HIGH else -OBS_HIGH if x < -OBS_HIGH else x for x in out]
     return out
+
+
+_TOKENS: dict[tuple[Any, ...], tuple[list[float], bool]] = {}
+"""``_token_numbers`` per its arguments."""
+
+
+def _token_numbers(pool0: int, pool1: int, pool2: int, imp: tuple[int, int, int], fists: tuple[int, int, int],
+                   en: tuple[int, int, int], hold: int, hand_size: int) -> tuple[list[float], bool]:
+    """A player's pool / 5, imprint, fists and Energy allocation / 3, Hold and hand size / 8 (14
+    numbers), and whether every count is in [0, 300), so that no number passes OBS_HIGH."""
+    energy, third, hand = _ENERGY, _THIRD, _HANDS
+    numbers = [pool0 * energy, pool1 * energy, pool2 * energy, imp[0] * third, imp[1] * third, imp[2] * third,
+               fists[0] * third, fists[1] * third, fists[2] * third, en[0] * third, en[1] * third, en[2] * third,
+               hold * hand, hand_size * hand]
+    return numbers, all(0 <= n < 300 for n in (pool0, pool1, pool2, *imp, *fists, *en, hold, hand_size))
 
 
 def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], list[int]] | None:
@@ -390,19 +406,27 @@ def _seat_totals(game: FightKlubGame, f: FightSlot, bonus: tuple[Any, ...], seat
 def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals: Any = _UNKNOWN) -> list[float]:
     """The 34 numbers of a fight's state (a resolved fight's are kept: nothing of it changes any more).
     ``totals``: ``_totals(game, f, seat)`` where the caller has it."""
-    cache = f.__dict__.setdefault("_obs_state", {})
-    if f.resolved and seat in cache:
-        return cache[seat]
+    resolved = f.resolved
+    if resolved:
+        cache = f.__dict__.setdefault("_obs_state", {})
+        if seat in cache:
+            return cache[seat]
     v = [0.0] * FIGHT_STATE_SIZE
     v[0] = 1.0
-    v[1] = float(f.resolved)
-    v[2] = float(game.current == idx)
+    if resolved:
+        v[1] = 1.0
+    if game.current == idx:
+        v[2] = 1.0
     other = 1 - seat
     if f.decided:
         v[3 if f.winner == seat else 4 if f.winner == other else 5] = 1.0
-    for pos, w in enumerate(f.skirmish_winner):
-        if w is not None:
-            v[6 + 3 * pos + (0 if w == seat else 1 if w == other else 2)] = 1.0
+    w0, w1, w2 = f.skirmish_winner
+    if w0 is not None:
+        v[6 + (0 if w0 == seat else 1 if w0 == other else 2)] = 1.0
+    if w1 is not None:
+        v[9 + (0 if w1 == seat else 1 if w1 == other else 2)] = 1.0
+    if w2 is not None:
+        v[12 + (0 if w2 == seat else 1 if w2 == other else 2)] = 1.0
     if totals is _UNKNOWN:
         totals = _totals(game, f, seat)
     if totals is not None:
@@ -411,13 +435,17 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
         v[18], v[19], v[20] = b0 / 10.0, b1 / 10.0, b2 / 10.0
     for pos in f.nullified:
         v[21 + pos] = 1.0
-    v[24], v[25] = float(f.double[seat]), float(f.double[other])
+    double = f.double
+    if double[seat]:
+        v[24] = 1.0
+    if double[other]:
+        v[25] = 1.0
     if f.clash_text_of is not None:
         v[26 if f.clash_text_of == seat else 27] = 1.0
     (a0, a1, a2), (b0, b1, b2) = f.effect_tabs[seat], f.effect_tabs[other]
     v[28], v[29], v[30] = a0 / 3.0, a1 / 3.0, a2 / 3.0
     v[31], v[32], v[33] = b0 / 3.0, b1 / 3.0, b2 / 3.0
-    if f.resolved:
+    if resolved:
         cache[seat] = v
     return v
 
@@ -500,6 +528,7 @@ _FIGHTS_B = 4 * _S["fights"][0]
 _FIGHT_B = 4 * FIGHT_SIZE
 _CARD_B = 4 * FIGHT_CARD_SIZE
 _STATE_B = 4 * FIGHT_STATE_SIZE
+_STATE_AT = tuple(_FIGHTS_B + i * _FIGHT_B + 2 * _CARD_B for i in range(FIGHTS_PER_TURN))
 _ZEROS = memoryview(bytes(4 * max(MAX_HAND * SUPPORT_SIZE, MAX_SUPPORT * (SUPPORT_SIZE + 1), FIGHTS_PER_TURN * FIGHT_SIZE)))
 _GLOBAL_TEMPLATES: dict[tuple[int, int, bool, bool], list[float]] = {}
 
@@ -569,11 +598,9 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         buf.hand_key = list(my_hand)
         if n_old > n_new:
             mv[_HAND_B + n_new * _ROW:_HAND_B + n_old * _ROW] = _ZEROS[:(n_old - n_new) * _ROW]
-        rows = tables.support_bytes
-        at = _HAND_B + first * _ROW
-        for c in my_hand[first:]:
-            mv[at:at + _ROW] = rows[c]
-            at += _ROW
+        if n_new > first:  # the rows' kept bytes joined: one copy into the block
+            at = _HAND_B + first * _ROW
+            mv[at:at + (n_new - first) * _ROW] = b"".join(map(tables.support_bytes.__getitem__, my_hand[first:]))
     # support areas: the cards in play (rows rewritten from the first that differs, as in a hand)
     # and the step each was last used in (its "used this turn" flag is read from that and the
     # turn); the card lists also stand for the Condition bonuses the fights' totals read
@@ -589,8 +616,8 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             cards: list[Any] = _EMPTY
             used: list[Any] = _EMPTY
         else:
-            cards = in_play[seat if k == 0 else 1 - seat] = [x.card for x in items]
-            used = [x.used_in for x in items]
+            cards = in_play[seat if k == 0 else 1 - seat] = list(map(_CARD_OF, items))  # C loops
+            used = list(map(_USED_IN, items))
             if hit is not None and hit[2] == used and hit[1] == turn and hit[0] == cards:
                 continue
         area_keys[k] = (cards, turn, used)
@@ -619,43 +646,38 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     n_fights = len(game_fights)
     fresh = buf.fresh
     fight_keys, state_keys = buf.fight_keys, buf.state_keys
-    # what every fight's skirmish totals read beyond the fight itself: the cards in play (their
-    # Condition bonuses) and fists, in seat order (the characters' bonuses are fixed for a game)
-    bonus = (in_play[0], in_play[1], players[0].fists, players[1].fists)
-    for i in range(FIGHTS_PER_TURN):
-        f = game_fights[i] if i < n_fights else None
+    for i in range(n_fights, FIGHTS_PER_TURN):  # no fight there (none before the reveal): zeros
+        if fight_keys[i] is not None:
+            fight_keys[i] = state_keys[i] = None
+            at = _FIGHTS_B + i * _FIGHT_B
+            mv[at:at + _FIGHT_B] = _ZEROS[:_FIGHT_B]
+    if not n_fights:
+        bonus = None
+    else:
+        # what every fight's skirmish totals read beyond the fight itself: the cards in play (their
+        # Condition bonuses) and fists, in seat order (the characters' bonuses are fixed for a game)
+        bonus = (in_play[0], in_play[1], players[0].fists, players[1].fists)
+    for i, f in enumerate(game_fights):
+        at = _STATE_AT[i]  # the state columns
         old = fight_keys[i]
-        at = _FIGHTS_B + i * _FIGHT_B
-        if f is None:
-            if old is not None:
-                fight_keys[i] = state_keys[i] = None
-                mv[at:at + _FIGHT_B] = _ZEROS[:_FIGHT_B]
-            continue
-        # a fight's cards: the slot object and copies of its card and end lists
-        if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
-            fight_keys[i] = (f, list(f.cards), list(f.end))
-            state_keys[i] = None
-            for k, s in enumerate((seat, 1 - seat)):
-                cid = f.cards[s]
-                o = at + k * _CARD_B
-                mv[o:o + _CARD_B] = _ZEROS[:_CARD_B] if cid is None else tables.fight_bytes(cid, f.end[s])
-            # the state columns are written below (their key was dropped)
-        at += 2 * _CARD_B
-        old = state_keys[i]
         if f.resolved:
             # a resolved fight's state is kept by _fight_state once written: the slot itself is its key
-            if old is f:
+            if state_keys[i] is f and old[0] is f and old[1] == f.cards and old[2] == f.end:
                 continue
+            if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
+                _write_cards(buf, f, i, seat)
             state_keys[i] = f
             mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _seat_totals(game, f, bonus, seat, fresh)))
             continue
         if fresh:
+            _write_cards(buf, f, i, seat)
             mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _totals(game, f, seat)))
             continue
-        # everything _fight_state reads of an open fight (its cards and ends too), as references to the
-        # slot's own lists, compared in C with the copies the slot keeps with its last state
+        # everything _fight_state reads of an open fight (its cards and ends too), as references to
+        # the slot's own lists, compared in C with the copies the slot keeps with its last state
         # (``_obs_open``: [those copies, seat 0's numbers, seat 1's numbers], each seat's made when
         # first asked): both seats' encodings share it, and each buffer knows the entry it wrote
+        # (the same entry: the same cards and ends as well, so the card columns are as written)
         live = (current == i, f.decided, f.winner, f.clash_text_of, f.skirmish_winner, f.double, f.nullified,
                 f.effect_tabs, f.boosts, bonus, f.cards, f.end)
         entry = f.__dict__.get("_obs_open")
@@ -664,8 +686,10 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
                 (live[0], live[1], live[2], live[3], list(f.skirmish_winner), list(f.double), set(f.nullified),
                  [list(t) for t in f.effect_tabs], [dict(b) for b in f.boosts], bonus, list(f.cards), list(f.end)),
                 None, None]
-        elif old is entry:
+        elif state_keys[i] is entry:
             continue
+        if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
+            _write_cards(buf, f, i, seat)
         state_keys[i] = entry
         numbers = entry[1 + seat]
         if numbers is None:
@@ -699,6 +723,20 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             mvf[_PLAYS0:_PLAYS1] = tables.deck(opp.played, 10)
 
 
+def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:
+    """Fight ``i``'s two card columns (mine first) from its cards and ends, and their key (the slot
+    object and copies of its card and end lists)."""
+    buf.fight_keys[i] = (f, list(f.cards), list(f.end))
+    mv, tables = buf.mv, buf.tables
+    at = _FIGHTS_B + i * _FIGHT_B
+    for s in (seat, 1 - seat):
+        cid = f.cards[s]
+        mv[at:at + _CARD_B] = _ZEROS[:_CARD_B] if cid is None else tables.fight_bytes(cid, f.end[s])
+        at += _CARD_B
+
+
+_CARD_OF = attrgetter("card")
+_USED_IN = attrgetter("used_in")
 _EMPTY: list[Any] = []
 """The card list of an empty support area (never changed: shared by every key that needs one)."""
 
@@ -737,7 +775,7 @@ class _PoolTables:
         """The rows of ``ids`` summed in index order, / ``scale``, kept per multiset (its sorted row
         indices): summed in that order, a pile's sum does not depend on its (hidden) order, and the
         same cards recur in another order (a Draw deck and a hand as one pile, a shuffle)."""
-        rows = sorted([index[c] for c in ids])
+        rows = sorted(map(index.__getitem__, ids))  # a C loop: no bytecode per card
         key = (tag, scale, *rows)
         hit = self._multisets.get(key)
         if hit is None:
@@ -779,10 +817,8 @@ class _PoolTables:
     def type_counts(self, ids: list[str]) -> list[float]:
         """Support cards ``ids`` counted by type, / 10: entries 1..4 of ``deck(ids, 10)`` (counts are
         exact in float32, so counting here and dividing in float32 gives the same numbers)."""
-        counts = [0, 0, 0, 0]
-        kind = self.support_type
-        for c in ids:
-            counts[kind[c]] += 1
+        kinds = list(map(self.support_type.__getitem__, ids))  # C loops: no bytecode per card
+        counts = (kinds.count(0), kinds.count(1), kinds.count(2), kinds.count(3))
         return [_TENTHS[n] if n < len(_TENTHS) else float(np.float32(n) / np.float32(10.0)) for n in counts]
 
 

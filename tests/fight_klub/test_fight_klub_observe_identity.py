@@ -121,3 +121,50 @@ def test_the_table_numbers_are_clipped_as_np_clip_would() -> None:
     assert np.array_equal(_bits(obs), _bits(encode_fresh(g, 0)))
     head = obs[:OBS_SLICES["hand"].start]
     assert head.max() == OBS_HIGH and head.min() == -OBS_HIGH
+
+
+# (field, value or (position in the field's tuple, value), entry of the player block it reaches,
+# expected): each count that ``_player``'s range guard covers, pushed past where its number stays
+# within OBS_HIGH (or below zero)
+_PAST_RANGE = [
+    ("life", 10 ** 5, 0, OBS_HIGH), ("life", -10 ** 5, 2, -OBS_HIGH), ("dealt", 10 ** 5, 1, OBS_HIGH),
+    ("hold", 10 ** 4, 15, OBS_HIGH), ("hold", -10 ** 4, 15, -OBS_HIGH), ("hand_size", 10 ** 4, 16, OBS_HIGH),
+    ("imprint", (1, 10 ** 4), 7, OBS_HIGH), ("fists", (2, -10 ** 4), 11, -OBS_HIGH),
+    ("energy", (0, 10 ** 4), 12, OBS_HIGH),
+]
+
+
+@pytest.mark.parametrize("field,value,entry,expected", _PAST_RANGE)
+def test_every_guarded_count_is_clipped_past_range(field: str, value: object, entry: int, expected: float) -> None:
+    """The player numbers are written unclipped while every count is in the guard's range; a count
+    past it (each one the guard covers) reads +-OBS_HIGH as np.clip would, the other numbers as they
+    were, and a count back in range is written unclipped again."""
+    g = _game(4)
+    base = encode(g, 0)
+    me = g.players[0]
+    saved = getattr(me, field)
+    if isinstance(value, tuple):
+        pos, n = value
+        value = tuple(n if i == pos else x for i, x in enumerate(saved))
+    setattr(me, field, value)
+    obs = encode(g, 0)
+    block, before = obs[OBS_SLICES["me"]], base[OBS_SLICES["me"]]
+    assert block[entry] == expected
+    others = [i for i in range(len(block)) if i != entry and not (field == "life" and i in (0, 2))]
+    assert np.array_equal(_bits(block[others]), _bits(before[others]))
+    assert np.array_equal(_bits(obs), _bits(encode_fresh(g, 0)))
+    setattr(me, field, saved)
+    assert np.array_equal(_bits(encode(g, 0)), _bits(base))
+
+
+def test_raise_the_stakes_damage_past_range_is_clipped() -> None:
+    """The raise-the-stakes damage / 10 reads OBS_HIGH once it passes it (the guard's last test)."""
+    g = _game(5)
+    fight = g.pool.fight
+    big = max(fight, key=lambda c: fight[c].damage)
+    n = 1000 // fight[big].damage + 1  # their damage past 1,000; their count / 12 still within range
+    g.players[0].rts = [big] * n
+    obs = encode(g, 0)
+    block = obs[OBS_SLICES["me"]]
+    assert block[24] == OBS_HIGH and block[23] == np.float32(n / 12.0)
+    assert np.array_equal(_bits(obs), _bits(encode_fresh(g, 0)))

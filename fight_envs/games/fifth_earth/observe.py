@@ -264,7 +264,7 @@ def public_part(game: FifthEarthGame) -> Public:
     if b is not None:
         # the fights each character must still rest, max(wait, 0) / rest: every seat's wait at once,
         # then one lookup that clips it into 0..rest (a character laid in this fight waits rest)
-        np.take(_wait_table(rest), g.last_used + (rest - fight), mode="clip", out=players[:, _RESTING0:_RESTING1])
+        _wait_table(rest).take(g.last_used + (rest - fight), mode="clip", out=players[:, _RESTING0:_RESTING1])
         if len(b.players) < n:
             for s in range(n):
                 if s not in b.players:  # only the players in the battle have resting characters shown

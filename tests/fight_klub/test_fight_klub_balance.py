@@ -1,6 +1,7 @@
 """The balance tool (``benchmarks/bench_fight_klub.py --balance``): the seed offset used to screen
 candidate pools away from the reported table's seeds, the pair filter, the worker processes (the
-same games as one process) and a candidate pool given by path."""
+same games as one process) and a candidate pool given by path; and the deck changes that
+seeds/fight_klub.md section 10 measures."""
 
 from __future__ import annotations
 
@@ -49,3 +50,16 @@ def test_balance_reads_a_candidate_pool_by_path(tmp_path: Path) -> None:
     out = bench.balance(1, random_games=0, pairings=["vega_blitz:grin_swarm"], cards=str(tmp_path / "cards.json"),
                         deck_lists=str(data_dir / "decks.json"))
     assert out["turns_max"] == 1
+
+
+def test_the_balance_swaps_of_seeds_section_10() -> None:
+    """The deck changes that section 10's table measures (a revert would move three pairings back out)."""
+    from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+
+    grin, hollow = DEFAULT_POOL.decks["grin_swarm"], DEFAULT_POOL.decks["hollow_control"]
+    grin_draw, hollow_draw, hollow_fight = dict(grin.draw), dict(hollow.draw), dict(hollow.fight)
+    assert grin_draw.get("v_amulet") == 3 and "v_slip" not in grin_draw  # Gear in play against Outlast
+    assert "v_lens" not in hollow_draw and hollow_draw.get("v_brace") == 2
+    assert "v_patience" not in hollow_fight and hollow_fight.get("v_hook") == 2
+    assert {c: DEFAULT_POOL.characters[c].life for c in DEFAULT_POOL.characters} == {
+        "captain_vega": 21, "iron_sage": 19, "the_hollow": 19, "rust_queen": 15, "lumen": 21, "grin": 22}

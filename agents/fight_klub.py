@@ -60,7 +60,9 @@ same way and gained nothing measurable (0.42-0.52 against this version), so Enha
 With the default rules (discards and evening up made by rule since) and the pool re-tuned for this
 version (``seeds/fight_klub.md`` section 10), ``fight-envs eval heuristic play_anything --env
 fight_klub_v0 --deals 1000 --seed 0``: 0.767 (95% CI 0.750-0.784, 1534 wins / 0 draws / 466 losses,
-damage margin +6.4); ``--seed 1``: 0.766 (0.749-0.783, 1532 / 1 / 467, +6.6).
+damage margin +6.4); ``--seed 1``: 0.766 (0.749-0.783, 1532 / 1 / 467, +6.6). On the decks re-balanced
+since (session 7: ``grin_swarm`` and ``hollow_control``, section 10), ``fight-envs eval heuristic
+--baselines play_anything --env fight_klub_v0 --deals 1000 --seed 0``: 0.755 (0.737-0.773).
 """
 
 from __future__ import annotations

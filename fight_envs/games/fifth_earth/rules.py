@@ -108,7 +108,7 @@ class _DrawCount(int):
     plain int goes through numpy's generic reduction (about 2.5 us of the 7 us that four dice
     cost). ``np.prod`` hands an object with a ``prod`` method to it, so this int answers at once.
     The draw itself is numpy's, unchanged: the same faces and the same generator state
-    (``tests/fifth_earth/test_fifth_earth_speed_invariance.py``).
+    (``tests/fifth_earth/test_fifth_earth_speed_shortcuts.py``, ``test_fifth_earth_speed_invariance.py``).
     """
 
     __slots__ = ()

@@ -204,8 +204,8 @@ def balance(seeds: int, random_games: int = 300, first_seed: int = 0, pairings: 
     (``"deck_a:deck_b"``, either order; default all 15); ``jobs``: worker processes, one pair of
     decks each at a time (the same games as one process); ``cards`` / ``deck_lists``: the env's
     options of those names (a candidate pool; default the package's own)."""
-    from fight_envs.agents.base import RandomAgent
     from fight_envs.agents.arena import play_game
+    from fight_envs.agents.base import RandomAgent
 
     pool = DEFAULT_POOL if (cards, deck_lists) == (None, None) else load_pool(cards, deck_lists)
     names = list(pool.decks)

@@ -94,13 +94,13 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from fight_envs.core.errors import ConfigError, check_options
+from fight_envs.core.information import InformationSet
+from fight_envs.core.records import safe_repr
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
 from fight_envs.games.fight_klub.deckbuild import random_deck
-from fight_envs.core.information import InformationSet
-from fight_envs.core.records import safe_repr
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
 from fight_envs.games.fight_klub.record import make_record
 from fight_envs.games.fight_klub.render import render_text
@@ -108,8 +108,8 @@ from fight_envs.games.fight_klub.rules import (
     AUTO_DEFAULT,
     AUTO_RULES,
     DECISION_KINDS,
-    NUM_ACTIONS,
     MAX_TURNS,
+    NUM_ACTIONS,
     FightKlubConfig,
     FightKlubGame,
     max_decisions_per_turn,

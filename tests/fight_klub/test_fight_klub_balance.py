@@ -12,11 +12,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_fight_klub as bench  # noqa: E402
+import bench_fight_klub as bench
 
-from fight_envs import fight_klub_v0  # noqa: E402
-from fight_envs.agents.arena import play_game  # noqa: E402
-from fight_envs.agents.fight_klub import HeuristicAgent  # noqa: E402
+from fight_envs import fight_klub_v0
+from fight_envs.agents.arena import play_game
+from fight_envs.agents.fight_klub import HeuristicAgent
 
 
 def _credit(seed: int, decks: list[str]) -> float:

@@ -62,29 +62,29 @@ from typing import Any
 
 import numpy as np
 
-from fight_envs.games.fight_klub.cards import FIGHT_SIZE as FIGHT_STACK_SIZE
 from fight_envs.games.fight_klub.cards import (
     AFFILIATIONS,
     COLORS,
+    DRAW_SIZE,
     EFFECT_OPS,
     MAX_ACTION_EFFECTS,
     MAX_EFFECTS,
-    RARITIES,
-    RETRIEVE_KINDS,
-    TRIGGERS,
-    DRAW_SIZE,
-    CardPool,
-    Character,
     MEASURES,
     PHASES,
+    RARITIES,
+    RETRIEVE_KINDS,
     SKIRMISH_TYPES,
     SUPPORT_TYPES,
+    TRIGGERS,
+    CardPool,
+    Character,
     Cost,
     Effect,
     FightCard,
     FightEnd,
     SupportCard,
 )
+from fight_envs.games.fight_klub.cards import FIGHT_SIZE as FIGHT_STACK_SIZE
 from fight_envs.games.fight_klub.rules import (
     DECISION_KINDS,
     FIGHTS_PER_TURN,
@@ -466,8 +466,20 @@ class _Buffer:
     and two memoryviews of it (floats, bytes): a block is written through them, by ``struct`` or a
     copy of bytes kept per card, at a fraction of the cost of a numpy call per block."""
 
-    __slots__ = ("obs", "mv", "mvf", "keys", "shared", "pool", "tables", "fresh", "hand_key", "area_keys", "fight_keys",
-                 "state_keys")
+    __slots__ = (
+        "area_keys",
+        "fight_keys",
+        "fresh",
+        "hand_key",
+        "keys",
+        "mv",
+        "mvf",
+        "obs",
+        "pool",
+        "shared",
+        "state_keys",
+        "tables",
+    )
 
     def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
         self.fresh = fresh  # encode_fresh: every block from scratch, no kept totals either

@@ -36,7 +36,7 @@ BATCHED_ENVS = ("fight5_v0",)
 PROGRESS_KINDS = ("auto", "bar", "log", "none")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
-FEATURE_EXTRACTORS = ("flat", "fight5_slot")
+FEATURE_EXTRACTORS = ("flat", "fight5_slot", "brawl_answer")
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 """A run name is one directory name under ``runs_dir`` (no separators, no ``..``)."""
 DEVICE = re.compile(r"^(cpu|auto|cuda(:\d{1,2})?)$")
@@ -45,6 +45,8 @@ MAX_ENVS = 4096
 MAX_LAYERS = 16
 MAX_BATCH = 1 << 24
 MAX_LAYER_WIDTH = 65_536
+OPTIONAL_SECTIONS = ("pretrain",)
+"""Sections a run's saved config may lack (runs saved before the section existed): their defaults apply."""
 SELF = "self"
 """Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 
@@ -145,6 +147,49 @@ class EvalConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour cloning before PPO (``fight_envs.train.imitation``); ``games: 0`` (the default) turns it off.
+
+    ``games`` games are played with one ``teacher`` seat (a baseline) against opponents drawn from
+    ``opponents`` (baseline -> weight); the new run's policy is fitted to the teacher's decisions for
+    ``epochs`` passes (minibatches of ``batch_size``, Adam at ``learning_rate``). Only a new run
+    pretrains: a resumed run carries on from its checkpoint.
+    """
+
+    games: int = 0
+    epochs: int = 0
+    teacher: str = "heuristic"
+    opponents: dict[str, float] = field(default_factory=lambda: {"heuristic": 1.0})
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+
+    def validate(self) -> None:
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= 10**7:
+            raise ConfigError(f"pretrain.games must be an integer in [0, 10,000,000] (0: no pretraining), got {self.games!r}")
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or not 0 <= self.epochs <= 1000:
+            raise ConfigError(f"pretrain.epochs must be an integer in [0, 1000], got {self.epochs!r}")
+        if (self.games > 0) != (self.epochs > 0):
+            raise ConfigError(f"pretrain needs both games and epochs above 0 (or both 0: off), got "
+                              f"games={self.games}, epochs={self.epochs}")
+        if not isinstance(self.teacher, str) or not self.teacher or self.teacher == SELF:
+            raise ConfigError(f"pretrain.teacher must name a baseline of the game (e.g. heuristic), got {self.teacher!r}")
+        if not self.opponents or SELF in self.opponents:
+            raise ConfigError(f"pretrain.opponents must map baseline names to weights ('{SELF}' has no snapshots "
+                              f"before training), got {self.opponents!r}")
+        for name, weight in self.opponents.items():
+            if not (isinstance(weight, (int, float)) and math.isfinite(weight) and 0 <= weight <= 1e6):
+                raise ConfigError(f"pretrain.opponents weights must be finite numbers in [0, 1e6], got {name}: {weight!r}")
+        if sum(self.opponents.values()) <= 0:
+            raise ConfigError(f"pretrain.opponents needs a positive weight, got {self.opponents!r}")
+        _int_range("pretrain.batch_size", self.batch_size, 1, MAX_BATCH)
+        _number("pretrain.learning_rate", self.learning_rate, 0.0, 1.0, low_open=True)
+
+    def names(self) -> list[str]:
+        """Every baseline the pretraining plays (teacher and opponents)."""
+        return sorted({self.teacher, *self.opponents}) if self.games > 0 else []
+
+
+@dataclass
 class Config:
     """Everything a self-play run needs; saved resolved as ``runs/<run_name>/config.yaml``."""
 
@@ -170,6 +215,7 @@ class Config:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     # ------------------------------------------------------------ validation
     def validate(self) -> Config:
@@ -197,6 +243,7 @@ class Config:
         # A minibatch of 1 has no spread to normalise advantages by (NaN); one beyond the rollout is the
         # whole rollout (SB3 cuts it), so the bound is only a sanity ceiling.
         _int_range("ppo.batch_size", self.ppo.batch_size, 2, MAX_BATCH)
+        self.pretrain.validate()
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -360,13 +407,14 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 def _check_complete(data: dict[str, Any], template: Any, path: Path, prefix: str = "") -> None:
     """A run's saved config lists every key (it is written resolved): a missing one means a damaged
     (cut) file, which must not resume silently with defaults."""
-    missing = [f"{prefix}{f.name}" for f in dataclasses.fields(template) if f.name not in data]
+    missing = [f"{prefix}{f.name}" for f in dataclasses.fields(template)
+               if f.name not in data and f"{prefix}{f.name}" not in OPTIONAL_SECTIONS]
     if missing:
         raise ConfigError(f"{path} lacks {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: a run's "
                           "config.yaml lists every key, so this one is damaged (cut short?); restore it or start a new run")
     for f in dataclasses.fields(template):
         sub = getattr(template, f.name)
-        if dataclasses.is_dataclass(sub):
+        if dataclasses.is_dataclass(sub) and f.name in data:
             if not isinstance(data[f.name], dict):
                 raise ConfigError(f"{path}: {prefix}{f.name} must be a section (a mapping), got {data[f.name]!r}")
             _check_complete(data[f.name], sub, path, f"{prefix}{f.name}.")

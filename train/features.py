@@ -4,8 +4,14 @@
 the Fight 5 observation a copy of the block of the clash the observer fills now (selected by
 the ``current_slot`` one-hot): the card to place depends first of all on that clash's Clash Card
 and pot, and a plain MLP has to learn the selection (a product of two inputs) from data, which
-slowed learning in our runs. Both have a numpy twin (``numpy_features``), so checkpoint agents
-run without torch calls.
+slowed learning in our runs. ``brawl_answer`` appends to the Brawl observation what the Brawl
+heuristic (``fight_envs.agents.brawl``) decides by: for the fighter the decision concerns (the
+defender, else the aggressor, else the next fighter in the direction of play), the chance that it
+answers each attack (holds the attack, JUMP, DODGE, COUNTER, BLOCK or CHAOS), that it matches it,
+that it matches one copy more than the combo already asks, and that it holds each special card,
+from the public counts (:func:`brawl_answer_features`, the batch form of ``BrawlView.p_answer`` and
+``BrawlView.p_copies``, tested equal to them). All three have a numpy twin (``numpy_features``),
+so checkpoint agents run without torch calls.
 
 The trainer's policy and rollout buffer are :class:`FastMaskablePolicy` and
 :class:`FastMaskableRolloutBuffer`: sb3-contrib's ``MaskableActorCriticPolicy`` and
@@ -28,6 +34,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
 from torch import nn
 
+from fight_envs.games.brawl.observe import OBS_SIZE as BRAWL_OBS_SIZE
+from fight_envs.games.brawl.observe import OBS_SLICES as BRAWL_SLICES
 from fight_envs.games.fight5.observe import CLASH_FEATURES, OBS_SIZE, OBS_SLICES
 from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER
 
@@ -59,7 +67,149 @@ class Fight5SlotExtractor(BaseFeaturesExtractor):
         return np.concatenate([observations, current], axis=1)
 
 
-FEATURES: dict[str, type[BaseFeaturesExtractor]] = {"flat": FlattenExtractor, "fight5_slot": Fight5SlotExtractor}
+# ===================================================================================== Brawl: answer chances
+def _brawl_constants() -> dict[str, Any]:
+    from fight_envs.agents.brawl import _ANSWERS, _DECKS, deck_of_size
+    from fight_envs.games.brawl.cards import CHAOS, NUM_ATTACKS, NUM_CARD_TYPES, SPECIALS
+
+    return {"answers": list(_ANSWERS), "decks": {int(k): np.asarray(v, dtype=np.float64) for k, v in _DECKS.items()},
+            "default_deck": np.asarray(deck_of_size(-1), dtype=np.float64), "chaos": CHAOS, "attacks": NUM_ATTACKS, "types": NUM_CARD_TYPES,
+            "specials": list(range(NUM_ATTACKS, NUM_ATTACKS + len(SPECIALS)))}
+
+
+_BRAWL: dict[str, Any] = {}
+BRAWL_ANSWER_FEATURES = 8 * 3 + 5
+"""``brawl_answer``'s additions: per attack card (8) answer, match and combo-match chances, then one per special card (5)."""
+
+
+def _brawl_target(obs: np.ndarray, n: np.ndarray, fighting: np.ndarray) -> np.ndarray:
+    """Relative seat the decision concerns: the defender (when not me), else the aggressor (when not
+    me), else the next fighter still fighting in the direction of play (``BrawlView.next_fighter``)."""
+    S = BRAWL_SLICES
+    rows = np.arange(obs.shape[0])
+
+    def seat(name: str) -> np.ndarray:
+        block = obs[:, S[name]]
+        return np.where(block.max(axis=1) > 0, block.argmax(axis=1), -1)
+
+    defender, attacker = seat("defender"), seat("attacker")
+    step = np.where(obs[:, S["direction"].start] > 0.5, 1, -1)
+    nxt = np.zeros(obs.shape[0], dtype=np.int64)
+    found = np.zeros(obs.shape[0], dtype=bool)
+    nn_ = np.maximum(n, 1)
+    for k in range(1, fighting.shape[1]):
+        s = (step * k) % nn_
+        hit = ~found & (k < n) & fighting[rows, s]
+        nxt[hit] = s[hit]
+        found |= hit
+    return np.where(defender > 0, defender, np.where(attacker > 0, attacker, nxt))
+
+
+def _p_any(known: np.ndarray, hidden: np.ndarray, unseen: np.ndarray, cards: list[int]) -> np.ndarray:
+    """``BrawlView._p_answer`` for every row: P(the target holds at least one card of ``cards``)."""
+    pool = unseen.sum(axis=1)
+    good = unseen[:, cards].sum(axis=1)
+    bad = pool - good
+    p_none = np.ones(known.shape[0])
+    for k in range(int(hidden.max(initial=0))):  # C(pool-good, hidden) / C(pool, hidden), in the heuristic's order
+        live = k < hidden
+        p_none = np.where(live, p_none * np.where(live, (bad - k) / np.maximum(pool - k, 1), 1.0), p_none)
+    p = 1.0 - p_none
+    p = np.where(hidden > bad, 1.0, p)
+    p = np.where((hidden <= 0) | (good == 0), 0.0, p)
+    return np.where((known[:, cards] > 0).any(axis=1), 1.0, p)
+
+
+def _p_copies(known: np.ndarray, hidden: np.ndarray, unseen: np.ndarray, card: int, copies: np.ndarray) -> np.ndarray:
+    """``BrawlView.p_copies`` for every row: P(the target holds at least ``copies`` copies of ``card``)."""
+    from scipy.special import comb
+
+    need = copies - known[:, card]
+    pool, good = unseen.sum(axis=1), unseen[:, card]
+    below = np.zeros(known.shape[0])
+    for x in range(int(need.max(initial=0))):
+        term = comb(good, x) * comb(pool - good, hidden - x)
+        below = below + np.where(x < need, term, 0.0)
+    p = 1.0 - below / np.maximum(comb(pool, hidden), 1.0)
+    p = np.where((hidden < need) | (good < need), 0.0, p)
+    return np.where(need <= 0, 1.0, p)
+
+
+def brawl_answer_features(observations: np.ndarray) -> np.ndarray:
+    """The ``BRAWL_ANSWER_FEATURES`` chances the Brawl heuristic plays by, for each row of ``observations``.
+
+    Target: :func:`_brawl_target`. Columns: for each attack card ``c`` (0..7), P(target answers
+    ``c``: holds ``c``, JUMP, DODGE, COUNTER, BLOCK or CHAOS; the heuristic's ``_risk``), P(it holds
+    ``c``), P(it holds one copy of ``c`` more than the combo asks; its ``_extend_combo``); then for
+    JUMP, DODGE, COUNTER, BLOCK, CHAOS, P(it holds one). Known cards count as held, the rest drawn
+    without replacement from the unseen cards (the deck, told by the number of cards in play, less
+    every card the observation places), as in ``BrawlView``. At two fighters (the open showdown)
+    every chance is 0 or 1.
+    """
+    if not _BRAWL:
+        _BRAWL.update(_brawl_constants())
+    C = _BRAWL
+    S = BRAWL_SLICES
+    obs = np.rint(np.asarray(observations, dtype=np.float64).reshape(-1, BRAWL_OBS_SIZE))
+    b, t = obs.shape[0], C["types"]
+    seats = S["present"].stop - S["present"].start
+    rows = np.arange(b)
+    n = obs[:, S["present"]].sum(axis=1).astype(np.int64)
+    seat_ok = np.arange(seats)[None, :] < n[:, None]
+    known = obs[:, S["known"]].reshape(b, seats, t) * seat_ok[:, :, None]
+    sizes = obs[:, S["hand_sizes"]] * seat_ok
+    fighting = (np.asarray(observations, dtype=np.float64).reshape(-1, BRAWL_OBS_SIZE)[:, S["fighting"]] > 0.5) & seat_ok
+    discard, table = obs[:, S["discard"]], obs[:, S["table"]]
+    spent = obs[:, S["chaos_spent"].start]
+    seen = obs[:, S["hand"]] + discard + table + known.sum(axis=1)
+    seen[:, C["chaos"]] += spent
+    total = sizes.sum(axis=1) + obs[:, S["draw_pile"].start] + spent + discard.sum(axis=1) + table.sum(axis=1)
+    deck = np.broadcast_to(C["default_deck"], (b, t)).copy()  # agents.brawl.deck_of_size, per row
+    for size, cards in C["decks"].items():
+        deck[total == size] = cards
+    unseen = np.maximum(deck - seen, 0.0)
+    target = _brawl_target(obs, n, fighting)
+    k_t = known[rows, target]
+    hidden = sizes[rows, target] - k_t.sum(axis=1)
+    combo = obs[:, S["combo"]]
+    attacks = C["attacks"]
+    if not (hidden > 0).any():  # every target's hand known (the open showdown): the chances are 0 or 1
+        held = k_t > 0
+        answer = held[:, C["answers"]].any(axis=1, keepdims=True)
+        return np.concatenate([held[:, :attacks] | answer, held[:, :attacks], k_t[:, :attacks] >= combo[:, :attacks] + 1,
+                               held[:, C["specials"]]], axis=1).astype(np.float32)
+    out = np.empty((b, BRAWL_ANSWER_FEATURES), dtype=np.float64)
+    for c in range(attacks):
+        out[:, c] = _p_any(k_t, hidden, unseen, [c, *C["answers"]])
+        out[:, attacks + c] = _p_any(k_t, hidden, unseen, [c])
+        out[:, 2 * attacks + c] = _p_copies(k_t, hidden, unseen, c, combo[:, c] + 1)
+    for j, s in enumerate(C["specials"]):
+        out[:, 3 * attacks + j] = _p_any(k_t, hidden, unseen, [s])
+    return out.astype(np.float32)
+
+
+class BrawlAnswerExtractor(BaseFeaturesExtractor):
+    """The Brawl observation followed by :func:`brawl_answer_features` (parameter-free: no gradient flows
+    into the chances, which are computed by the numpy twin and handed to torch)."""
+
+    def __init__(self, observation_space: spaces.Box) -> None:
+        if observation_space.shape != (BRAWL_OBS_SIZE,):
+            raise ValueError(f"brawl_answer features need the Brawl observation ({BRAWL_OBS_SIZE},), "
+                             f"got {observation_space.shape}")
+        super().__init__(observation_space, BRAWL_OBS_SIZE + BRAWL_ANSWER_FEATURES)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        extra = brawl_answer_features(observations.detach().cpu().numpy())
+        return torch.cat([observations, torch.as_tensor(extra, device=observations.device)], dim=1)
+
+    @staticmethod
+    def numpy_features(observations: np.ndarray) -> np.ndarray:
+        x = np.asarray(observations, dtype=np.float32)
+        return np.concatenate([x, brawl_answer_features(x)], axis=1)
+
+
+FEATURES: dict[str, type[BaseFeaturesExtractor]] = {"flat": FlattenExtractor, "fight5_slot": Fight5SlotExtractor,
+                                                   "brawl_answer": BrawlAnswerExtractor}
 """Config name (``ppo.features``) -> extractor class."""
 
 

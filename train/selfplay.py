@@ -6,6 +6,7 @@ A run lives in ``<runs_dir>/<run_name>/``::
     tb/                  TensorBoard events (SB3's own scalars, and ``selfplay/...``)
     checkpoints/         step_<timesteps>.zip training checkpoints (resume points) + .json sidecars
     pool/                the opponent pool: snapshots, manifest.json, state.json
+    pretrain.json        with ``pretrain.games`` > 0: the behaviour cloning's data size and agreement (imitation)
     eval_history.jsonl   every evaluation's win rates (the rating is fitted on them)
     summary.json         wall time and steps/s over all sessions, the last evaluation
     final.zip            the trained model + final.json (its sidecar; see fight_envs.agents.checkpoint)
@@ -144,6 +145,12 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
         )
         if resume_state is not None:
             restore_training_state(model, resume_state, resume_from)
+    if resume_from is None and config.pretrain.games > 0:
+        # Behaviour cloning of a scripted teacher before the first rollout (fight_envs.train.imitation).
+        from fight_envs.train.imitation import pretrain
+
+        result = pretrain(model, config, log=say)
+        atomic_write(run_dir / "pretrain.json", json.dumps(result, indent=2) + "\n")
     if resume_from is not None:
         # Reseed from the run seed and the step reached, so a resume is reproducible too.
         model.set_random_seed(config.seed + model.num_timesteps)
@@ -372,7 +379,7 @@ def preflight(config: Config) -> None:
             raise ConfigError(f"ppo.features={config.ppo.features!r} does not fit {config.env.name}: {e}; "
                               f"use ppo.features=flat") from None
     names = set(config.opponents.names()) - {SELF}
-    names |= set(config.eval.baselines)
+    names |= set(config.eval.baselines) | set(config.pretrain.names())
     for name in sorted(names):
         try:
             make_baseline(name, game)

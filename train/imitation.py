@@ -1,0 +1,177 @@
+"""Behaviour cloning warm start: the learner first imitates a scripted teacher, then PPO goes on.
+
+``pretrain: {games: N, epochs: E}`` in a training config (``fight_envs.train.config.PretrainConfig``)
+makes ``fight_envs.train.selfplay.train_main`` call :func:`pretrain` on a new run's freshly built
+model, before the first rollout:
+
+1. :func:`collect` plays ``games`` games of the env (player counts of ``env.num_players`` in turn,
+   seed ``seed``): one seat, drawn per game, is the ``teacher`` (a baseline, by default the
+   ``heuristic``), every other seat an opponent drawn from ``pretrain.opponents`` (baselines by
+   weight). When an opponent is the teacher itself, its decisions are recorded too. Each recorded
+   decision is (observation, action mask, the teacher's action, its return): the seat's final
+   reward (``reward`` of the env, rank by default) discounted by ``ppo.gamma`` per later decision of
+   the same seat, what PPO's value head estimates.
+2. :func:`fit` trains the whole policy for ``epochs`` passes over the data, minibatches of
+   ``batch_size``, Adam at ``learning_rate``: masked cross-entropy of the teacher's action
+   (``policy.evaluate_actions``, the masked distribution PPO samples from) plus ``ppo.vf_coef`` x the
+   value head's squared error to the returns. A tenth of the games (at least one) is held out and
+   the policy's agreement with the teacher (its most likely legal action equals the teacher's) is
+   reported on it before and after.
+
+PPO then starts from the cloned policy with its own fresh optimizer, and the run goes on as
+configured (the opponent mix, snapshots, evaluations). A cloned policy plays about as well as its
+teacher at best; what PPO adds is the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from fight_envs.train.config import Config
+
+
+@dataclass
+class Demonstrations:
+    """Recorded teacher decisions, row-aligned; ``game`` numbers the game each row comes from."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    game: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def subset(self, rows: np.ndarray) -> Demonstrations:
+        return Demonstrations(self.observations[rows], self.masks[rows], self.actions[rows], self.returns[rows],
+                              self.game[rows])
+
+
+def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
+            opponents: dict[str, float], seed: int, gamma: float) -> Demonstrations:
+    """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring)."""
+    from fight_envs.registry import make
+    from fight_envs.train.opponents import make_baseline
+    from fight_envs.train.selfplay import game_of
+
+    game = game_of(env_name)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 16]))
+    names = sorted(opponents)
+    weights = np.array([opponents[k] for k in names], dtype=np.float64)
+    weights = weights / weights.sum()
+    envs = {n: make(env_name, api="raw", **{**env_options, "num_players": n}) for n in num_players}
+    agents = {name: make_baseline(name, game, seed=int(rng.integers(2**31))) for name in {teacher, *names}}
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    game_ids: list[int] = []
+    for g in range(games):
+        n = num_players[g % len(num_players)]
+        env = envs[n]
+        env.reset(seed=int(rng.integers(2**31)))
+        seats = list(env.possible_agents)
+        teacher_seat = seats[int(rng.integers(n))]
+        players = {s: teacher if s == teacher_seat else names[int(rng.choice(len(names), p=weights))] for s in seats}
+        for name in set(players.values()):
+            agents[name].reset()
+        recorded = {s: [] for s in seats if players[s] == teacher}
+        final: dict[str, float] = {}
+        while env.agents:
+            seat = env.agent_selection
+            if env.terminations[seat] or env.truncations[seat]:
+                final[seat] = float(env._cumulative_rewards[seat])  # the seat's whole reward, read as env.last() does
+                env.step(None)
+                continue
+            observation = env.observe(seat)
+            obs, mask = observation["observation"], observation["action_mask"]
+            action = int(agents[players[seat]].act(obs, mask))
+            if seat in recorded:
+                recorded[seat].append(len(actions))
+                obs_rows.append(np.array(obs, dtype=np.float32))
+                mask_rows.append(np.array(mask, dtype=bool))
+                actions.append(action)
+                returns.append(0.0)
+                game_ids.append(g)
+            env.step(action)
+        for seat, rows in recorded.items():
+            reward = float(final.get(seat, 0.0))
+            for k, row in enumerate(reversed(rows)):  # G_t = gamma ** (later decisions) * R
+                returns[row] = reward * gamma ** k
+    if not actions:
+        raise ValueError(f"pretrain: {games} games of {env_name} recorded no teacher decision")
+    return Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.array(actions, dtype=np.int64),
+                          np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64))
+
+
+def agreement(policy: Any, data: Demonstrations, batch: int = 4096) -> float:
+    """Share of rows where ``policy``'s most likely legal action is the teacher's."""
+    hits = 0
+    with torch.no_grad():
+        for start in range(0, len(data), batch):
+            sl = slice(start, start + batch)
+            obs = torch.as_tensor(data.observations[sl], device=policy.device)
+            dist = policy.get_distribution(obs, action_masks=data.masks[sl])
+            chosen = dist.distribution.probs.argmax(dim=1).cpu().numpy()
+            hits += int((chosen == data.actions[sl]).sum())
+    return hits / max(len(data), 1)
+
+
+def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,
+        seed: int, log: Any = None) -> dict[str, float]:
+    """Masked cross-entropy on the teacher's actions plus ``vf_coef`` x the value error (module docstring)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 17]))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    obs = torch.as_tensor(data.observations, device=policy.device)
+    acts = torch.as_tensor(data.actions, device=policy.device)
+    rets = torch.as_tensor(data.returns, device=policy.device)
+    masks = torch.as_tensor(data.masks, device=policy.device)
+    policy.set_training_mode(True)
+    stats: dict[str, float] = {}
+    for epoch in range(epochs):
+        order = torch.as_tensor(rng.permutation(len(data)), device=policy.device)
+        total_ce = total_vf = 0.0
+        for start in range(0, len(data), batch_size):
+            rows = order[start:start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[rows], acts[rows], action_masks=masks[rows])
+            ce = -log_prob.mean()
+            vf = torch.nn.functional.mse_loss(values.flatten(), rets[rows])
+            loss = ce + vf_coef * vf
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            total_ce += float(ce.detach()) * len(rows)
+            total_vf += float(vf.detach()) * len(rows)
+        stats = {"cross_entropy": total_ce / len(data), "value_mse": total_vf / len(data)}
+        if log is not None:
+            log(f"[pretrain] epoch {epoch + 1}/{epochs}: cross-entropy {stats['cross_entropy']:.4f}, "
+                f"value mse {stats['value_mse']:.4f}")
+    policy.set_training_mode(False)
+    return stats
+
+
+def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
+    """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring)."""
+    p = config.pretrain
+    data = collect(config.env.name, config.env.env_options(), list(config.env.num_players), p.games, p.teacher,
+                   dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma)
+    held_games = max(1, p.games // 10)
+    held = data.game >= p.games - held_games
+    train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
+    if len(train) == 0:
+        train = test
+    before = agreement(model.policy, test) if len(test) else float("nan")
+    stats = fit(model.policy, train, p.epochs, p.batch_size, p.learning_rate, config.ppo.vf_coef, config.seed, log)
+    after = agreement(model.policy, test) if len(test) else float("nan")
+    result = {"decisions": float(len(data)), "held_out": float(len(test)), "agreement_before": before,
+              "agreement_after": after, **stats}
+    if log is not None:
+        log(f"[pretrain] {p.games} games of {p.teacher} ({len(data):,} decisions): agreement with the teacher on "
+            f"{held_games} held-out games {before:.3f} -> {after:.3f}")
+    return result

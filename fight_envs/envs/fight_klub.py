@@ -256,7 +256,22 @@ class raw_env(AECMixin, AECEnv):
             self.terminations = {a: True for a in self.agents}
         elif g.truncated:
             self.truncations = {a: True for a in self.agents}
-        self.infos = {a: self._info(a) for a in self.agents}
+        if self.mask_in_info:
+            self.infos = {a: self._info(a) for a in self.agents}
+            return
+        # ``_info`` for every agent, what both share read once (this runs every step)
+        players, seat_of = g.players, self.seat
+        turn = min(g.turn, g.config.max_turns)
+        decision = -1 if g.pending is None else _KIND_INDEX[g.pending.kind]
+        drop = g.drop
+        infos = {}
+        for a in self.agents:
+            seat = seat_of[a]
+            me = players[seat]
+            dealt = me.dealt
+            infos[a] = {"score": dealt, "damage_dealt": dealt, "damage_taken": players[1 - seat].dealt, "life": me.life,
+                        "turn": turn, "has_drop": int(drop == seat), "decision": decision}
+        self.infos = infos
 
     def _mask(self, agent: str) -> np.ndarray:
         g = self.game

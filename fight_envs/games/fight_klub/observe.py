@@ -357,6 +357,61 @@ def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _Poo
     return out
 
 
+def _clipped(numbers: list[float]) -> list[float]:
+    """``numbers`` clipped to +-OBS_HIGH, as np.clip of the float32 block would (OBS_HIGH is exact in float32)."""
+    return [OBS_HIGH if x > OBS_HIGH else -OBS_HIGH if x < -OBS_HIGH else x for x in numbers]
+
+
+_LIFE_BYTES: dict[tuple[int, int, int], bytes] = {}
+_TOKEN_BYTES: dict[tuple[Any, ...], bytes] = {}
+_PACK3 = struct.Struct("3f").pack
+_PACK14 = struct.Struct("14f").pack
+_PACK12 = struct.Struct("12f").pack
+
+
+def _player_bytes(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables) -> bytes:
+    """``_player``'s 29 numbers as float32 bytes, in three parts: Life and the damages, and the
+    tokens, Hold and hand size, each kept per its key (a player's block changes most decisions, but
+    these parts take few values, so they are mostly found, not computed); the pile counts packed
+    directly. ``_player`` is the reference (``encode_fresh`` uses it)."""
+    (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support, damage_stack,
+     rts) = _PLAYER_FIELDS(game.players[seat])
+    lkey = (life_, dealt, game.players[1 - seat].dealt)
+    a = _LIFE_BYTES.get(lkey)
+    if a is None:
+        if len(_LIFE_BYTES) > _CACHE_LIMIT:
+            _LIFE_BYTES.clear()
+        life = _LIFE
+        a = _LIFE_BYTES[lkey] = _PACK3(*_clipped([life_ * life, dealt * life, (life_ - lkey[2]) * life]))
+    tkey = (pool[0], pool[1], pool[2], imp, fists, en, hold, hand_size)
+    b = _TOKEN_BYTES.get(tkey)
+    if b is None:
+        if len(_TOKEN_BYTES) > _CACHE_LIMIT:
+            _TOKEN_BYTES.clear()
+        numbers, in_range = _token_numbers(*tkey)
+        b = _TOKEN_BYTES[tkey] = _PACK14(*(numbers if in_range else _clipped(numbers)))
+    hit = shared.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
+    if hit[0] != discard:
+        hit = shared[_DISCARD_KEYS[seat]] = (list(discard), tables.type_counts(discard))
+    if rts:
+        rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
+        if rhit[0] != rts:
+            fight = game.pool.fight
+            rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
+        rts_damage = rhit[1]
+    else:
+        rts_damage = 0 / _DAMAGE
+    # the pile counts and discards by type, packed directly (they change most decisions and take
+    # too many combinations to keep); only the raise-the-stakes damage can pass OBS_HIGH (the
+    # other counts are of cards, at most a deck's)
+    hand, deck, stack = _HANDS, _DECKS, _STACKS
+    counts = hit[1]
+    c = _PACK12(len(hand_) * hand, len(draw_deck) * deck, len(fight_stack) * stack, len(discard) * deck,
+                len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack,
+                OBS_HIGH if rts_damage > OBS_HIGH else rts_damage, counts[0], counts[1], counts[2], counts[3])
+    return a + b + c
+
+
 _TOKENS: dict[tuple[Any, ...], tuple[list[float], bool]] = {}
 """``_token_numbers`` per its arguments."""
 
@@ -383,24 +438,17 @@ def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], li
 _UNKNOWN: Any = object()
 
 
-def _seat_totals(game: FightKlubGame, f: FightSlot, bonus: tuple[Any, ...], seat: int, fresh: bool = False
-                 ) -> tuple[list[int], list[int]] | None:
-    """``_totals(game, f, seat)``, from both seats' totals kept on the fight slot while what they
-    read is unchanged: the fight's cards, ends, Effect and Gear tabs and boosts, and ``bonus`` (the
-    cards in play of each seat and both fists, in seat order; the characters' bonuses are fixed for
-    a game). Both seats' encodings share them (they alternate, so each would otherwise recompute
-    what the other did). ``fresh``: computed afresh, nothing kept (``encode_fresh``, the check of
-    the kept ones)."""
-    if fresh:
-        return _totals(game, f, seat)
-    hit = f.__dict__.get("_obs_totals")
-    if hit is None or hit[0] != (f.cards, f.end, f.effect_tabs, f.boosts, bonus):
-        key = (list(f.cards), list(f.end), [list(t) for t in f.effect_tabs], [dict(b) for b in f.boosts], bonus)
-        hit = f.__dict__["_obs_totals"] = (key, _totals(game, f, 0))
-    both = hit[1]
-    if both is None:
-        return None
-    return both if seat == 0 else (both[1], both[0])
+def _mirror() -> tuple[int, ...]:
+    """The fight state's entries as the other seat reads them: mine and the opponent's swapped."""
+    order = list(range(FIGHT_STATE_SIZE))
+    pairs = [(3, 4), (6, 7), (9, 10), (12, 13), (15, 18), (16, 19), (17, 20), (24, 25), (26, 27), (28, 31), (29, 32),
+             (30, 33)]
+    for a, b in pairs:
+        order[a], order[b] = b, a
+    return tuple(order)
+
+
+_MIRROR = _mirror()
 
 
 def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals: Any = _UNKNOWN) -> list[float]:
@@ -468,17 +516,22 @@ class _Buffer:
 
     __slots__ = (
         "area_keys",
+        "draw_key",
         "fight_keys",
         "fresh",
         "hand_key",
+        "head_bytes",
         "keys",
         "mv",
         "mvf",
         "obs",
+        "plays_key",
         "pool",
         "shared",
+        "stack_keys",
         "state_keys",
         "tables",
+        "unseen_key",
     )
 
     def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
@@ -492,9 +545,16 @@ class _Buffer:
         self.tables = _pool_tables(pool)
         # the keys of the blocks met most often, in plain attributes and lists (faster to reach)
         self.hand_key: list[str] | None = None
+        self.head_bytes: list[Any] = [None, None, None]  # the global, me and opp bytes last written
         self.area_keys: list[Any] = [None, None]
         self.fight_keys: list[Any] = [_UNKNOWN] * FIGHTS_PER_TURN
         self.state_keys: list[Any] = [None] * FIGHTS_PER_TURN
+        # the piles' keys: my Draw deck, the other's unseen cards (his Draw deck, hand and hand
+        # slots), both Fight stacks and the other's plays (None: not written yet)
+        self.draw_key: list[str] | None = None
+        self.unseen_key: tuple[list[Any], ...] | None = None
+        self.stack_keys: list[Any] = [None, None]
+        self.plays_key: list[str] | None = None
 
 
 def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
@@ -531,7 +591,6 @@ def encode_fresh(game: FightKlubGame, seat: int) -> np.ndarray:
     return buf.obs
 
 
-_HEAD_PACK = struct.Struct(f"{_HEAD}f").pack_into
 _STATE_PACK = struct.Struct(f"{FIGHT_STATE_SIZE}f").pack
 _ROW = 4 * SUPPORT_SIZE  # bytes of a support card's features
 _HAND_B = 4 * _S["hand"][0]
@@ -545,6 +604,15 @@ _STATE_B = 4 * FIGHT_STATE_SIZE
 _STATE_AT = tuple(_FIGHTS_B + i * _FIGHT_B + 2 * _CARD_B for i in range(FIGHTS_PER_TURN))
 _ZEROS = memoryview(bytes(4 * max(MAX_HAND * SUPPORT_SIZE, MAX_SUPPORT * (SUPPORT_SIZE + 1), FIGHTS_PER_TURN * FIGHT_SIZE)))
 _GLOBAL_TEMPLATES: dict[tuple[int, int, bool, bool], list[float]] = {}
+_GLOBAL_BYTES: dict[tuple[Any, ...], bytes] = {}
+"""The global block's float32 bytes per its key (phase, pending kind, I decide, I hold The Drop,
+turn, max_turns, fights resolved, skirmishes resolved)."""
+_GLOBAL_PACK = struct.Struct(f"{GLOBAL_SIZE}f").pack
+_PLAYER_PACK = struct.Struct(f"{PLAYER_SIZE}f").pack
+_GLOBAL_B = 4 * GLOBAL_SIZE
+_PLAYER_BYTES = 4 * PLAYER_SIZE
+_PLAYER_B = (4 * _S["me"][0], 4 * _S["opp"][0])
+_PLAYER_KEYS = (("player", 0), ("player", 1))
 
 
 def _global_template(phase: str, kind: int, deciding: bool, drop: bool) -> list[float]:
@@ -580,23 +648,51 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         tkey = (game.phase, -1, False, drop)
     else:
         tkey = (game.phase, _KIND_INDEX[pending.kind], pending.seat == seat, drop)
-    template = _GLOBAL_TEMPLATES.get(tkey)
-    if template is None:
-        template = _GLOBAL_TEMPLATES[tkey] = _global_template(*tkey)
-    head = template.copy()
-    head[0] = turn / game.config.max_turns
-    if turn == 1:
-        head[1] = 1.0
-    if game_fights:
-        head[_RESOLVED_AT] = sum([f.resolved for f in game_fights]) / FIGHTS_PER_TURN
-    if current is not None:
-        head[_SKIRMISHES_AT] = sum([w is not None for w in game_fights[current].skirmish_winner]) / 3.0
+    # the table's numbers in three parts, each as float32 bytes kept per what it is made of: the
+    # global block per its key, each player's block (the same numbers as "me" in its own seat's
+    # view and as "opp" in the other's) per a key of its counts and piles, kept once per game
+    n_resolved = sum(map(_RESOLVED, game_fights))  # C loops: no bytecode per fight
+    n_skirmishes = 3 - game_fights[current].skirmish_winner.count(None) if current is not None else 0
+    gkey = (*tkey, turn, game.config.max_turns, n_resolved, n_skirmishes)
+    gbytes = _GLOBAL_BYTES.get(gkey)
+    if gbytes is None:
+        if len(_GLOBAL_BYTES) > _CACHE_LIMIT:
+            _GLOBAL_BYTES.clear()
+        template = _GLOBAL_TEMPLATES.get(tkey)
+        if template is None:
+            template = _GLOBAL_TEMPLATES[tkey] = _global_template(*tkey)
+        head = template.copy()
+        head[0] = turn / game.config.max_turns
+        if turn == 1:
+            head[1] = 1.0
+        if game_fights:
+            head[_RESOLVED_AT] = n_resolved / FIGHTS_PER_TURN
+        if current is not None:
+            head[_SKIRMISHES_AT] = n_skirmishes / 3.0
+        gbytes = _GLOBAL_BYTES[gkey] = _GLOBAL_PACK(*head)
     shared = buf.shared
-    head += _player(game, seat, shared, tables)
-    head += _player(game, 1 - seat, shared, tables)
-    if keys.get("head") != head:
-        keys["head"] = head
-        _HEAD_PACK(mv, 0, *head)  # every number is within +-OBS_HIGH already (``_player`` clips)
+    written = buf.head_bytes
+    if written[0] is not gbytes:
+        written[0] = gbytes
+        mv[0:_GLOBAL_B] = gbytes
+    for k, s in ((1, seat), (2, 1 - seat)):
+        p = players[s]
+        (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support,
+         damage_stack, rts) = _PLAYER_FIELDS(p)
+        # everything ``_player`` reads, as references to the player's own lists (compared in C with
+        # the copies the kept entry holds)
+        pkey = (life_, dealt, players[1 - s].dealt, pool, imp, fists, en, hold, hand_size, len(hand_), len(draw_deck),
+                len(fight_stack), len(support), len(damage_stack), discard, rts)
+        entry = shared.get(_PLAYER_KEYS[s])
+        if entry is None or entry[0] != pkey:
+            entry = shared[_PLAYER_KEYS[s]] = (
+                (*pkey[:3], list(pool), *pkey[4:14], list(discard), list(rts)),
+                _PLAYER_PACK(*_player(game, s, shared, tables)) if buf.fresh else _player_bytes(game, s, shared, tables))
+        pbytes = entry[1]
+        if written[k] is not pbytes:
+            written[k] = pbytes
+            at = _PLAYER_B[k - 1]
+            mv[at:at + _PLAYER_BYTES] = pbytes
     my_hand = me.hand
     old = buf.hand_key
     if old != my_hand:  # keys of piles are list copies: a list equals a list only
@@ -681,33 +777,32 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
                 _write_cards(buf, f, i, seat)
             state_keys[i] = f
-            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _seat_totals(game, f, bonus, seat, fresh)))
+            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _totals(game, f, seat)))
             continue
         if fresh:
             _write_cards(buf, f, i, seat)
             mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _totals(game, f, seat)))
             continue
-        # everything _fight_state reads of an open fight (its cards and ends too), as references to
-        # the slot's own lists, compared in C with the copies the slot keeps with its last state
-        # (``_obs_open``: [those copies, seat 0's numbers, seat 1's numbers], each seat's made when
-        # first asked): both seats' encodings share it, and each buffer knows the entry it wrote
-        # (the same entry: the same cards and ends as well, so the card columns are as written)
-        live = (current == i, f.decided, f.winner, f.clash_text_of, f.skirmish_winner, f.double, f.nullified,
-                f.effect_tabs, f.boosts, bonus, f.cards, f.end)
+        # everything _fight_state reads of an open fight: the slot (its version ``v``, which the engine
+        # bumps at every change of the slot), whether it is the current fight, and the cards in play
+        # and fists (the totals' bonuses). Both seats' encodings share the entry kept on the slot
+        # (``_obs_open``: [that key, seat 0's numbers, each seat's bytes]): seat 1's numbers are seat
+        # 0's mirrored (``_MIRROR``); each buffer knows the entry it wrote
+        live = (f.v, current == i, bonus)
         entry = f.__dict__.get("_obs_open")
         if entry is None or entry[0] != live:
-            entry = f.__dict__["_obs_open"] = [
-                (live[0], live[1], live[2], live[3], list(f.skirmish_winner), list(f.double), set(f.nullified),
-                 [list(t) for t in f.effect_tabs], [dict(b) for b in f.boosts], bonus, list(f.cards), list(f.end)),
-                None, None]
+            entry = f.__dict__["_obs_open"] = [live, None, None, None]
         elif state_keys[i] is entry:
             continue
         if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
             _write_cards(buf, f, i, seat)
         state_keys[i] = entry
-        numbers = entry[1 + seat]
+        numbers = entry[2 + seat]
         if numbers is None:
-            numbers = entry[1 + seat] = _STATE_PACK(*_fight_state(game, f, i, seat, _seat_totals(game, f, bonus, seat)))
+            v0 = entry[1]
+            if v0 is None:
+                v0 = entry[1] = _fight_state(game, f, i, 0, _totals(game, f, 0))
+            numbers = entry[2 + seat] = _STATE_PACK(*v0) if seat == 0 else _STATE_PACK(*map(v0.__getitem__, _MIRROR))
         mv[at:at + _STATE_B] = numbers
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
     character = keys.get("character")
@@ -715,26 +810,30 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         keys["character"] = (me.deck, opp.deck)
         for (a, b), p in zip(_CHAR_BLOCKS, (me, opp)):
             mvf[a:b] = tables.characters[p.deck.character]
-    # the piles: one compare of them all first (most decisions change none)
-    piles = keys.get("piles")
-    if piles is None or piles[0] != me.draw_deck or piles[1] != opp.draw_deck or piles[2] != opp.hand \
-            or piles[3] != opp.hand_slots or piles[4] != me.fight_stack or piles[5] != opp.fight_stack \
-            or piles[6] != opp.played:
-        keys["piles"] = (list(me.draw_deck), list(opp.draw_deck), list(opp.hand), list(opp.hand_slots),
-                         list(me.fight_stack), list(opp.fight_stack), list(opp.played))
-        if piles is None or piles[0] != me.draw_deck:
-            a, b = _DECK_BLOCKS[0]
-            mvf[a:b] = tables.deck(me.draw_deck, DRAW_SIZE)
-        if piles is None or piles[1] != opp.draw_deck or piles[2] != opp.hand or piles[3] != opp.hand_slots:
-            unseen = opp.draw_deck + [c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None]
-            a, b = _DECK_BLOCKS[1]
-            mvf[a:b] = tables.deck(unseen, DRAW_SIZE)
-        for k, p in enumerate((me, opp)):
-            if piles is None or piles[4 + k] != p.fight_stack:
-                a, b = _STACK_BLOCKS[k]
-                mvf[a:b] = tables.stack(p.fight_stack)
-        if piles is None or piles[6] != opp.played:
-            mvf[_PLAYS0:_PLAYS1] = tables.deck(opp.played, 10)
+    # the piles, each block with its own key (a copy of the lists it is summed from)
+    draw = me.draw_deck
+    if buf.draw_key != draw:
+        buf.draw_key = list(draw)
+        a, b = _DECK_BLOCKS[0]
+        mvf[a:b] = tables.deck(draw, DRAW_SIZE)
+    odraw, ohand, oslots = opp.draw_deck, opp.hand, opp.hand_slots
+    ukey = buf.unseen_key
+    if ukey is None or ukey[0] != odraw or ukey[1] != ohand or ukey[2] != oslots:
+        buf.unseen_key = (list(odraw), list(ohand), list(oslots))
+        unseen = odraw + [c for c, slot in zip(ohand, oslots) if slot is not None]
+        a, b = _DECK_BLOCKS[1]
+        mvf[a:b] = tables.deck(unseen, DRAW_SIZE)
+    stack_keys = buf.stack_keys
+    for k, p in enumerate((me, opp)):
+        stack = p.fight_stack
+        if stack_keys[k] != stack:
+            stack_keys[k] = list(stack)
+            a, b = _STACK_BLOCKS[k]
+            mvf[a:b] = tables.stack(stack)
+    played = opp.played
+    if buf.plays_key != played:
+        buf.plays_key = list(played)
+        mvf[_PLAYS0:_PLAYS1] = tables.deck(played, 10)
 
 
 def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:
@@ -750,6 +849,7 @@ def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:
 
 
 _CARD_OF = attrgetter("card")
+_RESOLVED = attrgetter("resolved")
 _USED_IN = attrgetter("used_in")
 _EMPTY: list[Any] = []
 """The card list of an empty support area (never changed: shared by every key that needs one)."""
@@ -832,6 +932,9 @@ class _PoolTables:
         """Support cards ``ids`` counted by type, / 10: entries 1..4 of ``deck(ids, 10)`` (counts are
         exact in float32, so counting here and dividing in float32 gives the same numbers)."""
         kinds = list(map(self.support_type.__getitem__, ids))  # C loops: no bytecode per card
+        if len(kinds) < len(_TENTHS):  # each count is below the table's end
+            tenths = _TENTHS
+            return [tenths[kinds.count(0)], tenths[kinds.count(1)], tenths[kinds.count(2)], tenths[kinds.count(3)]]
         counts = (kinds.count(0), kinds.count(1), kinds.count(2), kinds.count(3))
         return [_TENTHS[n] if n < len(_TENTHS) else float(np.float32(n) / np.float32(10.0)) for n in counts]
 

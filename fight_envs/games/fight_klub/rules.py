@@ -210,6 +210,10 @@ class FightSlot:
     clash_text_of: int | None = None
     decided: bool = False
     """The Fight step is over: ``winner`` is final (None then means a tie)."""
+    v: int = field(default=0, compare=False, repr=False)
+    """Bumped at every change of the slot above (a speed aid: the observation encoder keys what it
+    keeps of an open fight by it instead of copying the lists); any code that changes a slot's
+    fields must bump it. It has no part in the rules."""
 
 
 class FightKlubGame:
@@ -701,6 +705,7 @@ class FightKlubGame:
                 else:
                     owner = 0 if ends[0].kind == "clash" else 1
                 f.clash_text_of = owner
+                f.v += 1
                 text = ends[owner]
                 m = [self.measure(s, text.measure, f) for s in (0, 1)]
                 winner = None if m[0] == m[1] else int((m[1] > m[0]) == (text.wins == "higher"))
@@ -724,10 +729,12 @@ class FightKlubGame:
                     totals = [self.skirmish_total(f, s, pos) for s in (0, 1)]
                     if totals[0] == totals[1]:
                         f.skirmish_winner[pos] = -1
+                        f.v += 1
                         self.log.append(("skirmish", pos, totals, None))
                         continue
                     w = int(totals[1] > totals[0])
                     f.skirmish_winner[pos] = w
+                    f.v += 1
                     wins[w] += 1
                     self.log.append(("skirmish", pos, totals, w))
                     result = ends[w].tabs[pos].result
@@ -738,6 +745,7 @@ class FightKlubGame:
                 winner = None if wins[0] == wins[1] else int(wins[1] > wins[0])
         f.winner = winner
         f.decided = True
+        f.v += 1
         self.log.append(("fight", self.fights.index(f), winner))
         # Score
         first = yield from self._order("order_score")
@@ -752,6 +760,7 @@ class FightKlubGame:
                 return
         self._score(f)
         f.resolved = True
+        f.v += 1
 
     def _score(self, f: FightSlot) -> None:
         for seat in (0, 1):  # played Effects are discarded; Gear returns or is destroyed
@@ -834,6 +843,7 @@ class FightKlubGame:
             card = self.pool.fight[f.cards[seat]]  # type: ignore[index]
             yield from self._pay(seat, card.rotate_cost)  # type: ignore[arg-type]
             f.end[seat] = 1 - f.end[seat]
+            f.v += 1
             self.log.append(("rotate", seat, card.id, f.end[seat]))
             return
         if HAND0 <= a < SUPPORT0:
@@ -850,6 +860,7 @@ class FightKlubGame:
                 for i in range(3):
                     f.effect_tabs[seat][i] += card.tabs[i]
                 f.effects_played[seat].append(card.id)
+                f.v += 1
             else:
                 p.limbo.append(card.id)
                 yield from self._resolve(seat, card.effects)
@@ -865,6 +876,7 @@ class FightKlubGame:
             for i in range(3):
                 f.effect_tabs[seat][i] += item.card.tabs[i]
             f.gear_used[seat].append(item)
+            f.v += 1
             yield from self._resolve(seat, item.card.effects)
         else:
             action = next(x for x in item.card.actions if x.phase == phase)
@@ -1006,10 +1018,13 @@ class FightKlubGame:
                         break
             elif f is not None and e.op == "boost":
                 f.boosts[t][e.type] = f.boosts[t].get(e.type, 0) + e.n
+                f.v += 1
             elif f is not None and e.op == "nullify":
                 f.nullified.add(e.position)
+                f.v += 1
             elif f is not None and e.op == "double_damage":
                 f.double[t] = True
+                f.v += 1
 
     def _draw(self, p: Player, n: int) -> None:
         for _ in range(max(0, n)):

@@ -94,7 +94,7 @@ from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
 from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
-from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, Public, encode, public_part
+from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, PublicView, encode
 from fight_envs.games.fifth_earth.record import make_record
 from fight_envs.games.fifth_earth.render import render_text
 from fight_envs.games.fifth_earth.rules import NUM_ACTIONS, PHASE_OVER, FifthEarthConfig, FifthEarthGame, parse_deal
@@ -169,9 +169,10 @@ class raw_env(AECMixin, AECEnv):
         self.seed_used: int | None = None
         # seat -> (game.version, observation vector): observing twice without a step encodes once
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
-        # (game.table_version, observe.public_part(game)): the seat-independent part, shared by every
-        # seat and kept while only lays with others still to lay happen (most decisions of a fight)
-        self._public: tuple[int, Public] | None = None
+        # observe.public_part(game), the seat-independent part shared by every seat: kept while only
+        # lays with others still to lay happen (most decisions of a fight), updated in place across
+        # a plain fight step, rebuilt after anything else (observe.PublicView)
+        self._public = PublicView()
         # tuple(destinations won) -> every seat's egocentric copy of it, for the infos
         self._won_rows: tuple[tuple[int, ...], list[np.ndarray]] | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -253,10 +254,7 @@ class raw_env(AECMixin, AECEnv):
         g = self.game
         cached = self._obs_cache.get(seat)
         if cached is None or cached[0] != g.version:
-            public = self._public
-            if public is None or public[0] != g.table_version:
-                public = self._public = (g.table_version, public_part(g))
-            cached = (g.version, encode(g, seat, public[1]))
+            cached = (g.version, encode(g, seat, self._public.get(g)))
             self._obs_cache[seat] = cached
         return {"observation": cached[1].copy(), "action_mask": self._mask(agent)}
 

@@ -272,23 +272,148 @@ def public_part(game: FifthEarthGame) -> Public:
     # 1 if a win now would pick the card up, 0.5 if it must rest longer: one lookup of the fight
     # each card was laid in (NOBODY, -1, reads the table's last entry, 0), every seat's at once
     rest_rows = _rest_table(fight - rest, cfg.max_fights)[g.rest_since]
-    last = g.last_fight
-    if last is not None:
-        mods_all = g._modifier_list
-        for s, cards in last.laid.items():
-            base = s * PLAYER_SIZE
-            flat[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
-            for c in cards:
-                flat[base + _LAST_STAGES0 + _STAGE_INDEX[c]] = 1
-            flat[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE
-            drawn = last.power[s]
-            if drawn:
-                mods = [mods_all[x] for x in drawn]
-                flat[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
-                flat[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
-            if last.winner == s:
-                flat[base + _LAST_WON] = 1
+    if g.last_fight is not None:
+        _write_last(flat, g.last_fight, g._modifier_list)
     return obs, players, rest_rows
+
+
+_LAST_BLOCK0 = _LAST_CHAR0
+"""The last-fight block runs from ``last_character`` to the end of the player row."""
+assert max(_P[name][1] for name in _P) == PLAYER_SIZE and all(
+    _P[name][0] >= _LAST_BLOCK0 for name in ("last_stages", "last_total", "last_power_plus", "last_power_minus",
+                                            "last_won"))
+
+
+class PublicView:
+    """``public_part`` of one game, kept up to date for a caller that reads it at many versions (the env).
+
+    ``get(game)`` returns what ``public_part(game)`` would return now. After a plain fight step (the
+    engine's ``fight_step_version``: a fight resolved with nobody out and the battle going on, the
+    only change of the table since the last ``get``) it updates the arrays it returned last time in
+    place: a fight changes only its fighters' rows (known hand, resting characters, last fight,
+    the winner's piles and fights won, who lays first), the cards it revealed, the fight number,
+    every seat's ``rest`` row (the fight number moved) and the power cards. After any other change
+    it builds them afresh. The arrays are the view's own: ``encode`` copies what it reads, and a
+    caller must not keep them across a ``get``. ``tests/fifth_earth/test_fifth_earth_speed_invariance.py``
+    compares them with a fresh ``public_part`` at every step.
+    """
+
+    __slots__ = ("_discard", "_discard_len", "_first", "_last", "_version", "public", "updates")
+
+    def __init__(self) -> None:
+        self._version = -1  # the table_version the arrays show (-1: none yet)
+        self.public: Public | None = None
+        self.updates = 0
+        """How many ``get`` calls took the in-place path (for the tests)."""
+        self._last: object = None  # the FightResult the arrays show
+        self._discard: object = None  # the power discard list they show, and its length then
+        self._discard_len = 0
+        self._first = NOBODY  # who lays first in the fight they show
+
+    def get(self, game: FifthEarthGame) -> Public:
+        tv = game.table_version
+        if tv != self._version:
+            if tv == self._version + 1 and game.fight_step_version == tv and self.public is not None:
+                self._update(game)
+                self.updates += 1
+            else:
+                self.public = public_part(game)
+                self._remember(game)
+            self._version = tv
+        return self.public  # type: ignore[return-value]
+
+    def _remember(self, g: FifthEarthGame) -> None:
+        self._last = g.last_fight
+        self._discard = g.power_discard
+        self._discard_len = len(g.power_discard)
+        b = g.battle
+        self._first = b.lay_order[0] if b is not None and b.lay_order else NOBODY
+
+    def _update(self, g: FifthEarthGame) -> None:
+        """One plain fight step since the arrays were right (``public_part`` says what each feature is)."""
+        obs, players, rest_rows = self.public  # type: ignore[misc]
+        b, cfg, last = g.battle, g.config, g.last_fight
+        assert b is not None and last is not None
+        fight, rest, n = b.fight, g.cards.rest_fights, g.num_players
+        flat = players.reshape(-1)
+        revealed, hands = g.revealed, g.hands
+        for cards in last.laid.values():  # the cards the fight turned face up
+            for c in cards:
+                obs[_REVEALED0 + c] = 1
+        obs[_PROGRESS0 + 3] = fight / cfg.max_fights
+        w = _POWER0
+        discard = g.power_discard
+        obs[w] = len(g.power_deck) / NUM_POWER_CARDS
+        if discard is self._discard:  # the same pile, cards added at its end
+            for x in discard[self._discard_len:]:
+                obs[w + 1 + x] = 1
+        else:  # the deck was refilled from the pile: a new pile
+            obs[w + 1:w + 1 + NUM_POWER_CARDS] = 0
+            for x in discard:
+                obs[w + 1 + x] = 1
+        # every seat's rest row first (the fight number moved): one lookup into the rows in place
+        _rest_table(fight - rest, cfg.max_fights).take(g.rest_since, mode="wrap", out=rest_rows)
+        winner = last.winner
+        base = winner * PLAYER_SIZE
+        # a card is in the rest pile exactly where its rest entry is nonzero (1 or 0.5)
+        flat[base + 7] = np.count_nonzero(rest_rows[winner]) / COUNT_SCALE
+        if cfg.won_cards == "spoils":
+            flat[base + 8] = np.count_nonzero(g.spoils[winner]) / COUNT_SCALE
+        flat[base + 13] = b.wins.get(winner, 0) / cfg.max_fights
+        first = b.lay_order[0]
+        if first != self._first:
+            if self._first != NOBODY:
+                flat[self._first * PLAYER_SIZE + 12] = 0
+            flat[first * PLAYER_SIZE + 12] = 1
+        # the fighters' known hands (a card laid face down in the fight under way still held), and
+        # their last fights: the previous last fight's players' blocks cleared first
+        everyone = len(last.laid) == n  # every seat fought (2 players, a full royale): whole-block operations
+        if everyone:
+            players[:, _KNOWN0:_KNOWN1] = hands & revealed
+        else:
+            for s in last.laid:
+                players[s, _KNOWN0:_KNOWN1] = hands[s] & revealed
+        for s, cards in b.laid.items():  # laid face down in the fight under way: still held until revealed
+            for c in cards:
+                if revealed[c]:
+                    flat[s * PLAYER_SIZE + _KNOWN0 + c] = 1
+        old = self._last  # (only its players have a last-fight block set)
+        if everyone:
+            players[:, _LAST_BLOCK0:] = 0
+        elif old is not None:
+            for s in old.laid:  # type: ignore[attr-defined]
+                players[s, _LAST_BLOCK0:] = 0
+        _write_last(flat, last, g._modifier_list)
+        # the resting characters of the players in the battle (the others' rows stay zero): they
+        # move with the fight number
+        table = _wait_table(rest)
+        shift = rest - fight
+        if len(b.players) == n:
+            table.take(g.last_used + shift, mode="clip", out=players[:, _RESTING0:_RESTING1])
+        else:
+            for s in b.players:
+                table.take(g.last_used[s] + shift, mode="clip", out=players[s, _RESTING0:_RESTING1])
+        self._last = last
+        self._discard = discard
+        self._discard_len = len(discard)
+        self._first = first
+
+
+def _write_last(flat: np.ndarray, last: object, mods_all: list[int]) -> None:
+    """The last-fight features of its players into the flat player rows (their blocks zero before)."""
+    for s, cards in last.laid.items():  # type: ignore[attr-defined]
+        base = s * PLAYER_SIZE
+        flat[base + _LAST_CHAR0 + _CHARACTER_OF[cards[0]]] = 1
+        for c in cards:
+            flat[base + _LAST_STAGES0 + _STAGE_INDEX[c]] = 1
+        flat[base + _LAST_TOTAL] = max(last.totals[s], 0) / TOTAL_SCALE  # type: ignore[attr-defined]
+        drawn = last.power[s]  # type: ignore[attr-defined]
+        if drawn:
+            mods = [mods_all[x] for x in drawn]
+            flat[base + _LAST_PLUS] = sum(m for m in mods if m > 0) / MODIFIER_SCALE
+            flat[base + _LAST_MINUS] = -sum(m for m in mods if m < 0) / MODIFIER_SCALE
+        if last.winner == s:  # type: ignore[attr-defined]
+            flat[base + _LAST_WON] = 1
 
 
 def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.ndarray:

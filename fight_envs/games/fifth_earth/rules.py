@@ -121,6 +121,31 @@ _DRAW_COUNTS = [_DrawCount(k) for k in range(2 * MAX_PLAYERS + 1)]
 """``_DrawCount(k)`` for the dice counts a fight or a roll can ask (two per player; a larger count is passed as it is)."""
 
 
+_DIE_SIDES = 6
+_DIE_REJECT = (0xFFFFFFFF - (_DIE_SIDES - 1)) % _DIE_SIDES
+"""numpy's Lemire threshold for 6 values, ``(UINT32_MAX - rng) % rng_excl`` with ``rng = 5`` (it is 4)."""
+
+
+def _die_faces(next_uint32: Any, state: Any, count: int) -> list[int]:
+    """``count`` faces 1..6, exactly as ``Generator.integers(1, 7, size=count)`` draws them.
+
+    numpy draws a bounded int64 whose range fits 32 bits by Lemire's method on 32-bit words
+    (``random_bounded_uint64_fill`` -> ``buffered_bounded_lemire_uint32`` in its distributions.c):
+    ``m = next_uint32() * 6``; while ``m``'s low 32 bits are below the threshold (4), draw again; the
+    face is ``1 + (m >> 32)``. ``next_uint32`` and ``state`` are the bit generator's own C function and
+    state (its ``ctypes`` interface), so the generator keeps its state itself (PCG64's buffered half
+    word included) and is left exactly as numpy leaves it: no state is kept here. About a third
+    of the cost of the ``integers`` call for four dice (its Python-level argument handling).
+    """
+    out = []
+    for _ in range(count):
+        m = next_uint32(state) * _DIE_SIDES
+        while m & 0xFFFFFFFF < _DIE_REJECT:  # (probability 4 / 2**32)
+            m = next_uint32(state) * _DIE_SIDES
+        out.append(1 + (m >> 32))
+    return out
+
+
 def run_action(character: int, length: int) -> int:
     """Action id laying stages 1..length of ``character`` (length 1 is the single stage-1 card)."""
     if length == 1:
@@ -346,6 +371,12 @@ class FifthEarthGame:
         """Bumped by every change of state except a lay that leaves others still to lay in the fight
         (which changes only the layer's hand, the count laid and whose turn it is): the env keys its
         cache of the seat-independent part of the observation on it."""
+        self.fight_step_version = -1
+        """The ``table_version`` of the last bump that was a plain fight step: a fight resolved with
+        nobody out, the battle going on to its next fight and nothing else changed (no pick-up at
+        the next fight's start). The env's ``observe.PublicView`` updates its public part in place
+        across such a step (only the fighters' rows and a few table numbers change); after any
+        other bump it rebuilds it."""
         self._mask_cache: tuple[int, int, np.ndarray] | None = None
         self._sizes_cache: tuple[int, list[int]] | None = None
 
@@ -432,7 +463,12 @@ class FifthEarthGame:
             out.append(fixed.pop(0))
         if len(out) < count:
             k = count - len(out)
-            out += self.rng.integers(1, 7, size=_DRAW_COUNTS[k] if k < len(_DRAW_COUNTS) else k).tolist()
+            rng = self.rng
+            if type(rng) is np.random.Generator:  # numpy's draw through the bit generator's C interface
+                c = rng.bit_generator.ctypes  # (numpy keeps it per bit generator)
+                out += _die_faces(c.next_uint32, c.state, k)
+            else:  # anything else that draws like a Generator
+                out += rng.integers(1, 7, size=_DRAW_COUNTS[k] if k < len(_DRAW_COUNTS) else k).tolist()
         self.dice_log += out
         return out
 
@@ -1084,6 +1120,8 @@ class FifthEarthGame:
                 b.first = b.players.index(p)
                 break
         self._start_fight()
+        if not out and self.config.out_of_cards != "hand_and_rest":  # (that option may pick up in _start_fight)
+            self.fight_step_version = self.table_version
 
     def _knock_out(self, seat: int) -> None:
         self.alive[seat] = False

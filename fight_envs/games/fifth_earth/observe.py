@@ -185,7 +185,8 @@ def _row_counts(matrix: np.ndarray, n: int) -> list[int]:
 Public = tuple[np.ndarray, np.ndarray, np.ndarray]
 """What ``public_part`` returns: (the vector with its seat-independent table features set, the
 per-player blocks of those features, one row per seat in seat order, every seat's ``rest`` row
-in seat order: ``encode`` copies only the observer's own)."""
+in seat order: ``encode`` copies only the observer's own). The player rows are a view of the
+vector's player block (seat 0's egocentric order), so seat 0's ``encode`` copies them with the vector."""
 
 
 def public_part(game: FifthEarthGame) -> Public:
@@ -197,7 +198,7 @@ def public_part(game: FifthEarthGame) -> Public:
     ``table_version``, so a caller may reuse it for every seat until then (the env does)."""
     g, n, cfg = game, game.num_players, game.config
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    players = np.zeros((n, PLAYER_SIZE), dtype=np.float32)
+    players = obs[PLAYERS_START:PLAYERS_START + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)  # seat order, in the vector
     b = g.battle
     fight = b.fight if b is not None else 0
     revealed = g.revealed
@@ -428,12 +429,12 @@ def encode(game: FifthEarthGame, seat: int, public: Public | None = None) -> np.
     """
     g, n = game, game.num_players
     base_obs, players, rest_rows = public_part(g) if public is None else public
-    obs = base_obs.copy()
-    rows = obs[PLAYERS_START:PLAYERS_START + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)
-    # egocentric rows: seats seat..n-1, then 0..seat-1
-    rows[:n - seat] = players[seat:]
-    if seat:
-        rows[n - seat:] = players[:seat]
+    obs = base_obs.copy()  # its player rows are ``players``, in seat order: seat 0's own order
+    if seat:  # egocentric rows: seats seat..n-1, then 0..seat-1 (two slices of the flat rows)
+        start, split, end = PLAYERS_START, PLAYERS_START + (n - seat) * PLAYER_SIZE, PLAYERS_START + n * PLAYER_SIZE
+        cut = PLAYERS_START + seat * PLAYER_SIZE
+        obs[start:split] = base_obs[cut:end]
+        obs[split:end] = base_obs[start:cut]
     b = g.battle
     phase = g.phase
     if g.to_act == seat:

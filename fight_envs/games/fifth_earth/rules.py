@@ -1038,12 +1038,13 @@ class FifthEarthGame:
                 drawn[p] = []
             totals[p] = total
         best = max(totals.values())
-        tied = [p for p in b.lay_order if totals[p] == best]
         rolloff: list[dict[int, int]] = []
         if self.config.ties == "first":
             # Equal totals go to the tied player who laid first (gap 3): it committed blind, so the
             # answer must beat it, not match it.
-            tied = tied[:1]
+            tied = [next(p for p in b.lay_order if totals[p] == best)]
+        else:
+            tied = [p for p in b.lay_order if totals[p] == best]
         while len(tied) > 1:
             # Option ties="rolloff": the tied players roll the dice off, no power cards (gap 3).
             r = {p: sum(self.roll()) for p in tied}
@@ -1057,7 +1058,7 @@ class FifthEarthGame:
             for c in b.laid[p]:  # a few cards: item writes are cheaper than a fancy index
                 revealed[c] = 1
             self.power_discard += drawn[p]
-            self.last_used[p, character_of(b.laid[p][0])] = b.fight  # a lay is of one character
+            self.last_used[p, b.laid[p][0] // NUM_STAGES] = b.fight  # a lay is of one character (character_of)
         # b.laid itself: the engine never changes a lay's list, and the next fight starts a new dict
         self.last_fight = FightResult(b.fight, b.laid, dice, drawn, totals, rolloff, winner)
         self._events.append(self.last_fight)  # worded only when ``events`` is read
@@ -1093,7 +1094,8 @@ class FifthEarthGame:
         for p in out:
             self._events.append(f"P{p} is out of cards and loses the battle")
             self._knock_out(p)
-        b.players = [p for p in b.players if p not in out]
+        if out:
+            b.players = [p for p in b.players if p not in out]
         if len(b.players) == 1:
             self._end_battle(b.players[0])
             return

@@ -168,3 +168,46 @@ def test_raise_the_stakes_damage_past_range_is_clipped() -> None:
     block = obs[OBS_SLICES["me"]]
     assert block[24] == OBS_HIGH and block[23] == np.float32(n / 12.0)
     assert np.array_equal(_bits(obs), _bits(encode_fresh(g, 0)))
+
+
+def _slot_content(f: object) -> tuple:
+    """Everything of a fight slot but its version counter, as copies."""
+    return (list(f.cards), list(f.end), f.resolved, f.winner, [list(t) for t in f.effect_tabs],  # type: ignore[attr-defined]
+            [list(e) for e in f.effects_played], [len(g) for g in f.gear_used], [dict(b) for b in f.boosts],  # type: ignore[attr-defined]
+            set(f.nullified), list(f.double), list(f.skirmish_winner), f.clash_text_of, f.decided)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("config", [{}, {"auto": frozenset()}, {"ask_moot_orders": True}], ids=["default", "all-asked", "moot-asked"])
+def test_every_change_of_a_fight_slot_bumps_its_version(config: dict) -> None:
+    """The encoder keys an open fight's state by ``FightSlot.v``: every change the engine makes to a
+    slot between two decisions comes with a higher ``v`` (a change without a bump would leave a
+    stale state in the observation)."""
+    for seed in range(8):
+        g = _game(seed, **config)
+        rng = np.random.default_rng(200 + seed)
+        while g.pending is not None:
+            before = {id(f): (f, _slot_content(f), f.v) for f in g.fights}
+            g.apply_action(g.pending.seat, g.pending.legal[int(rng.integers(len(g.pending.legal)))])
+            for f, content, v in before.values():
+                if _slot_content(f) != content:
+                    assert f.v > v, (seed, len(g.actions))
+                else:
+                    assert f.v >= v
+
+
+def test_the_other_seat_reads_an_open_fight_state_mirrored() -> None:
+    """Seat 1's fight-state numbers are seat 0's with mine and the opponent's entries swapped
+    (``observe._MIRROR``), as ``_fight_state`` computes them for seat 1 directly."""
+    checked = 0
+    for seed in range(6):
+        g = _game(seed)
+        rng = np.random.default_rng(300 + seed)
+        while g.pending is not None:
+            for i, f in enumerate(g.fights):
+                if not f.resolved:
+                    v0 = observe._fight_state(g, f, i, 0, observe._totals(g, f, 0))
+                    v1 = observe._fight_state(g, f, i, 1, observe._totals(g, f, 1))
+                    assert [v0[j] for j in observe._MIRROR] == v1
+                    checked += 1
+            g.apply_action(g.pending.seat, g.pending.legal[int(rng.integers(len(g.pending.legal)))])
+    assert checked > 100

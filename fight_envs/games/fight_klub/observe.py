@@ -562,14 +562,19 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     (``copy=False``: the game's own buffer, valid until the next encoding of that seat).
 
     Each game keeps one buffer per seat and rewrites only the blocks whose inputs changed since
-    that seat's last encoding (a hand, a support area, a fight's cards); the table numbers are
-    rebuilt every time. Blocks are written through memoryviews of the buffer (``struct`` packs a
-    list of numbers as float32, a card's features are copied as kept float32 bytes), not through
-    numpy calls. What both seats read alike is kept once per game (each open fight's state and
-    skirmish totals on its slot, the discard piles' type counts), and pile sums once per card pool
-    and multiset. The result is the same as encoding from scratch (``encode_fresh``, which also
-    computes the totals and open fights afresh); ``tests/fight_klub/test_fight_klub_observe_identity.py``
-    and ``benchmarks/check_identical_fight_klub.py`` check it.
+    that seat's last encoding (a hand, a support area, a fight's cards, a pile). Blocks are written
+    through memoryviews of the buffer (``struct`` packs numbers as float32, a card's features are
+    copied as kept float32 bytes), not through numpy calls. The table numbers are float32 bytes
+    kept per key: the global block per its one-hots and counts, each player's block per its counts
+    and piles (one entry per player, shared by both seats' views). What both seats read alike is
+    kept once per game: each open fight's state on its slot, keyed by the slot's version
+    ``FightSlot.v`` (which the engine bumps at every change of a slot), whether it is current and
+    the bonuses in play, computed for seat 0 and mirrored for seat 1 (``_MIRROR``); a resolved
+    fight's state per seat; the discard piles' type counts; pile sums once per card pool and
+    multiset. The result is the same as encoding from scratch (``encode_fresh``, which computes the
+    player blocks with ``_player``, the totals and the open fights afresh);
+    ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
+    ``benchmarks/check_identical_fight_klub.py`` check it.
     """
     bufs = game.__dict__.get("_obs_bufs")
     if bufs is None:

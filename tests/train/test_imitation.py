@@ -19,6 +19,8 @@ BRAWL_2P = ROOT / "configs" / "brawl_selfplay_2p.yaml"
 
 def test_pretrain_is_off_by_default_and_in_no_other_recipe() -> None:
     assert Config().pretrain.games == 0 and Config().pretrain.names() == []
+    brawl = load_config(BRAWL_2P).pretrain
+    assert brawl.games > 0 and brawl.epochs > 0 and brawl.names() == ["heuristic"]
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         if path.name.startswith(("brawl_selfplay", "rllib")):
             continue
@@ -28,8 +30,8 @@ def test_pretrain_is_off_by_default_and_in_no_other_recipe() -> None:
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (["pretrain.games=10"], r"pretrain needs both games and epochs above 0"),
-        (["pretrain.epochs=3"], r"pretrain needs both games and epochs above 0"),
+        (["pretrain.epochs=0"], r"pretrain needs both games and epochs above 0"),
+        (["pretrain.games=0"], r"pretrain needs both games and epochs above 0"),
         (["pretrain.games=-1"], r"pretrain.games must be an integer in \[0, 10,000,000\]"),
         (["pretrain.games=lots"], r"pretrain.games must be an integer"),
         (["pretrain.games=10", "pretrain.epochs=1001"], r"pretrain.epochs must be an integer in \[0, 1000\]"),

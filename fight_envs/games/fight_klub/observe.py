@@ -317,23 +317,27 @@ _PLAYER_FIELDS = attrgetter("life", "dealt", "pool", "imprint", "fists", "energy
 """What ``_player`` reads of a player, fetched in one call (it runs twice every decision)."""
 
 
-def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables) -> list[float]:
-    (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support, damage_stack,
-     rts) = _PLAYER_FIELDS(game.players[seat])
-    # discards by type (/ 10, as a deck summary's counts) and the raise-the-stakes cards' damage:
-    # kept per seat with the pile they came from, for both seats' encodings (a pile changes a few
-    # times a turn, this runs every decision)
+def _discards(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables,
+              discard: list[int], rts: list[int]) -> tuple[tuple[list[int], Any], float]:
+    """A seat's discards by type (/ 10, as a deck summary's counts) with the pile they came from, and
+    its raise-the-stakes cards' damage: kept per seat in ``shared`` for both seats' encodings (a pile
+    changes a few times a turn, a player block is written every decision)."""
     hit = shared.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
     if hit[0] != discard:
         hit = shared[_DISCARD_KEYS[seat]] = (list(discard), tables.type_counts(discard))
-    if rts:
-        rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
-        if rhit[0] != rts:
-            fight = game.pool.fight
-            rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
-        rts_damage = rhit[1]
-    else:
-        rts_damage = 0 / _DAMAGE
+    if not rts:
+        return hit, 0 / _DAMAGE
+    rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
+    if rhit[0] != rts:
+        fight = game.pool.fight
+        rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
+    return hit, rhit[1]
+
+
+def _player(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables: _PoolTables) -> list[float]:
+    (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support, damage_stack,
+     rts) = _PLAYER_FIELDS(game.players[seat])
+    hit, rts_damage = _discards(game, seat, shared, tables, discard, rts)
     other_dealt = game.players[1 - seat].dealt
     # the 14 numbers of the pool, imprint, fists, Energy allocation, Hold and hand size, kept per their counts
     tkey = (pool[0], pool[1], pool[2], imp, fists, en, hold, hand_size)
@@ -390,17 +394,7 @@ def _player_bytes(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables
             _TOKEN_BYTES.clear()
         numbers, in_range = _token_numbers(*tkey)
         b = _TOKEN_BYTES[tkey] = _PACK14(*(numbers if in_range else _clipped(numbers)))
-    hit = shared.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
-    if hit[0] != discard:
-        hit = shared[_DISCARD_KEYS[seat]] = (list(discard), tables.type_counts(discard))
-    if rts:
-        rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
-        if rhit[0] != rts:
-            fight = game.pool.fight
-            rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
-        rts_damage = rhit[1]
-    else:
-        rts_damage = 0 / _DAMAGE
+    hit, rts_damage = _discards(game, seat, shared, tables, discard, rts)
     # the pile counts and discards by type, packed directly (they change most decisions and take
     # too many combinations to keep); only the raise-the-stakes damage can pass OBS_HIGH (the
     # other counts are of cards, at most a deck's)

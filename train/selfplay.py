@@ -52,7 +52,6 @@ from fight_envs.agents.checkpoint import (
 )
 from fight_envs.core.atomic import atomic_write
 from fight_envs.core.errors import ConfigError
-from fight_envs.wrappers.single_agent import SingleAgentEnv
 from fight_envs.train.callbacks import (
     CheckpointCallback,
     EvalCallback,
@@ -66,6 +65,7 @@ from fight_envs.train.config import SELF, Config, TrainingDiverged, load_config,
 from fight_envs.train.fast_ppo import FastMaskablePPO
 from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
 from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
+from fight_envs.wrappers.single_agent import SingleAgentEnv
 
 ACTIVATION_FNS: dict[str, type[torch.nn.Module]] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 SUBPROC_MIN_CPUS = 4
@@ -355,11 +355,11 @@ def preflight(config: Config) -> None:
     """Check, before the run directory exists, what ``validate`` cannot see alone: the env builds with
     its options for every player count (and the evaluation's), every baseline exists for the game,
     the feature extractor fits the observation, the device exists."""
+    from gymnasium import spaces
+
     from fight_envs.registry import make
     from fight_envs.train.features import FEATURES
     from fight_envs.train.opponents import make_baseline
-
-    from gymnasium import spaces
 
     game = game_of(config.env.name)
     shapes = set()

@@ -17,7 +17,11 @@ sims // |legal|)``). ``time_ms``: optionally stop drawing determinizations once 
 spent (then at least one wave of ``wave`` determinizations is played; with a time limit the
 decisions depend on the machine's speed and the same seed no longer gives the same game).
 
-**Rollouts.** Through the engine vocabulary only (``clone`` / ``determinize`` / ``current_player``
+**Rollouts.** To the game's end (``horizon=game``), or, where the engine marks a shorter segment,
+to that segment's end, valued by its own credit: ``horizon=destination`` in Fifth-Earth stops at
+the current destination's claim (at 2 players each destination is dealt afresh, so its claim is
+all a decision in it changes, and a rollout costs one destination, not the rest of the campaign).
+Through the engine vocabulary only (``clone`` / ``determinize`` / ``current_player``
 / ``apply_action`` / ``is_terminal``; observations from ``InformationSet.observe``): works on
 every game whose engine implements it. Where a game has a batched engine a backend plays all
 ``K x |legal|`` rollouts of a decision as one batch: Fight 5 (``fight_envs.agents.search_fight5``,
@@ -54,7 +58,7 @@ SEARCH_OPTIONS: dict[str, str] = {
     "backend": "auto (the game's batched rollouts where it has them), generic or batched",
     "wave": "determinizations per wave with time_ms, an int >= 1 (default 8)",
     "tail": "Fight 5's batched rollouts: the policy after the current round (default: the rollout policy)",
-    "horizon": "game (rollouts to the end) or bout (Fight 5's batched rollouts: to the bout's end, then a prior)",
+    "horizon": "game (rollouts to the end), bout (Fight 5's batched rollouts: to the bout's end, then a prior) or destination (Fifth-Earth: to the current destination's claim, valued by who claims it)",
     "keep": "keep the rollout policy's own action unless another beats its mean value by more than this many standard errors of the paired difference, a number >= 0 (default: none, the best mean wins)",
 }
 """Options of the ``search`` agent, as written in a spec (``search:sims=200,rollout=greedy``)."""
@@ -151,8 +155,12 @@ class SearchAgent(Agent):
         self._batched = _batched_backend(self.game, rollout, horizon, tail) if backend != "generic" else None
         if tail is not None and self._batched is None:
             raise ValueError(f"tail={tail!r} needs batched rollouts (Fight 5)")
-        if horizon != "game" and self._batched is None:
-            raise ValueError(f"horizon={horizon!r} needs batched rollouts (Fight 5); {self.game} rollouts play to the end (horizon=game)")
+        stops = _GENERIC_HORIZONS.get(self.game, ())
+        if horizon != "game" and self._batched is None and horizon not in stops:
+            allowed = ", ".join(("game",) + stops)
+            raise ValueError(f"horizon={horizon!r}: {self.game} rollouts stop at {allowed} (bout: Fight 5's batched rollouts)")
+        self._stop = horizon if horizon != "game" and self._batched is None else None
+        """A generic horizon short of the game's end (the engine's ``horizon_marker`` / ``horizon_value``)."""
         if backend == "batched" and self._batched is None:
             raise ValueError(f"backend='batched': no batched rollouts for {self.game} with rollout={rollout!r}; use auto or generic")
         self.decisions = 0
@@ -244,13 +252,30 @@ class SearchAgent(Agent):
                 agents = [self._make_rollout_agent(int(s.generate_state(1)[0])) for s in sub]
                 for a in agents:
                     a.reset()
+                if self._stop is None:
+                    state.apply_action(seat, int(action))
+                    while not _ended(state):
+                        p = state.current_player()
+                        obs, mask = information.observe(state, p)
+                        state.apply_action(p, agents[p].act(obs, mask))
+                    out[k, j] = information.value(state)[seat]
+                    continue
+                marker = state.horizon_marker(self._stop)
                 state.apply_action(seat, int(action))
-                while not _ended(state):
+                credit = state.horizon_value(self._stop, marker)
+                while credit is None:
                     p = state.current_player()
                     obs, mask = information.observe(state, p)
                     state.apply_action(p, agents[p].act(obs, mask))
-                out[k, j] = information.value(state)[seat]
+                    credit = state.horizon_value(self._stop, marker)
+                out[k, j] = credit[seat]
         return out
+
+
+_GENERIC_HORIZONS: dict[str, tuple[str, ...]] = {"fifth_earth": ("destination",)}
+"""Horizons short of the game's end that a game's engine supports in the per-game rollouts
+(``horizon_marker(h)`` before the action, then ``horizon_value(h, marker)``: None until the segment
+ends, then the per-seat credit of that segment)."""
 
 
 def _ended(state: SearchableGame) -> bool:

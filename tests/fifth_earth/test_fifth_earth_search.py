@@ -191,3 +191,41 @@ def test_env_information_set_and_decision_kind() -> None:
     assert env.decision_kind(agent) == info.decision_kind() != "none"
     other = next(a for a in env.agents if a != agent)
     assert env.decision_kind(other) == "none"
+
+
+def test_destination_horizon_stops_at_the_claim_and_credits_its_claimant() -> None:
+    """``horizon_value`` is None until the destination under way is claimed, then one-hot on its claimant;
+    the search agent's ``horizon=destination`` rollouts value an action by that credit alone."""
+    game = FifthEarthGame(FifthEarthConfig(num_destinations=3))
+    game.new_game(np.random.default_rng(5))
+    rng = np.random.default_rng(0)
+    marker = game.horizon_marker("destination")
+    assert marker == 0 and game.horizon_value("destination", marker) is None
+    while game.horizon_value("destination", marker) is None:
+        legal = game.legal_actions(game.current_player())
+        game.apply_action(game.current_player(), int(rng.choice(legal)))
+    credit = game.horizon_value("destination", marker)
+    assert not game.is_terminal() and len(game.claimed) == 1
+    assert credit.tolist() == [1.0 if s == game.claimed[0][1] else 0.0 for s in range(2)]
+    assert game.horizon_marker("destination") == 1
+    with pytest.raises(ValueError, match="destination"):
+        game.horizon_marker("bout")
+
+
+def test_search_with_the_destination_horizon_plays_and_is_reproducible() -> None:
+    from fight_envs.agents.arena import play_game
+    from fight_envs.agents.registry import make_agent
+
+    env = fifth_earth_v0.env(num_destinations=2)
+    results = []
+    for _ in range(2):
+        agents = [make_agent("search:sims=4,rollout=random,horizon=destination", "fifth_earth", 1),
+                  make_agent("heuristic", "fifth_earth", 2)]
+        res = play_game(env, agents, seed=11)
+        results.append((res.returns.tolist(), agents[0].searched))
+        assert "horizon=destination" in agents[0].label
+    assert results[0] == results[1] and results[0][1] > 0
+    with pytest.raises(ValueError, match="game, destination"):
+        make_agent("search:sims=4,horizon=bout", "fifth_earth", 1)
+    with pytest.raises(ValueError, match="horizon='destination'"):
+        make_agent("search:sims=4,horizon=destination", "brawl", 1)

@@ -559,6 +559,22 @@ class FifthEarthGame:
         return self.phase == PHASE_OVER
 
     # ------------------------------------------------------------------ search vocabulary
+    def horizon_marker(self, horizon: str) -> int:
+        """Destinations claimed so far: a rollout begun now stops when the next one is claimed."""
+        if horizon != "destination":
+            raise ValueError(f"horizon={horizon!r}: Fifth-Earth rollouts stop at 'destination' (or play the game)")
+        return len(self.claimed)
+
+    def horizon_value(self, horizon: str, marker: int) -> np.ndarray | None:
+        """Per-seat credit of the destination after ``marker`` claims (1 to its claimant), or None while
+        it is still being fought. At 2 players every destination is dealt afresh, so its claim is all a
+        decision in it can change; with more players the tally also steers later challenges."""
+        if len(self.claimed) <= marker:
+            return None
+        credit = np.zeros(self.num_players)
+        credit[self.claimed[marker][1]] = 1.0
+        return credit
+
     def decision_kind(self, seat: int) -> str:
         """What ``seat`` is asked now: one of ``DECISION_KINDS`` ("none" when it is not its turn)."""
         if seat != self.to_act or self.phase == PHASE_OVER:

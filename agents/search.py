@@ -59,6 +59,7 @@ SEARCH_OPTIONS: dict[str, str] = {
     "wave": "determinizations per wave with time_ms, an int >= 1 (default 8)",
     "tail": "Fight 5's batched rollouts: the policy after the current round (default: the rollout policy)",
     "horizon": "game (rollouts to the end), bout (Fight 5's batched rollouts: to the bout's end, then a prior) or destination (Fifth-Earth: to the current destination's claim, valued by who claims it)",
+    "belief": "an agent spec of the game that models how the others laid face down (Fifth-Earth): a determinization is kept only if the model, given the hand drawn, lays as many cards as were laid, and its lay replaces the drawn one (default: none, every lay of that count equally likely)",
     "keep": "keep the rollout policy's own action unless another beats its mean value by more than this many standard errors of the paired difference, a number >= 0 (default: none, the best mean wins)",
 }
 """Options of the ``search`` agent, as written in a spec (``search:sims=200,rollout=greedy``)."""
@@ -121,6 +122,7 @@ class SearchAgent(Agent):
         horizon: str = "game",
         tail: str | None = None,
         keep: float | None = None,
+        belief: str | None = None,
     ) -> None:
         super().__init__(seed)
         from fight_envs.agents.registry import game_name
@@ -163,6 +165,16 @@ class SearchAgent(Agent):
         """A generic horizon short of the game's end (the engine's ``horizon_marker`` / ``horizon_value``)."""
         if backend == "batched" and self._batched is None:
             raise ValueError(f"backend='batched': no batched rollouts for {self.game} with rollout={rollout!r}; use auto or generic")
+        self.belief = belief
+        self._make_belief_agent = None if belief is None else _rollout_factory(self.game, belief)
+        if belief is not None and self.game not in _BELIEF_GAMES:
+            raise ValueError(f"belief={belief!r}: {self.game} has no face-down lays to model (belief: {', '.join(_BELIEF_GAMES)})")
+        if belief is not None and self._batched is not None:
+            raise ValueError(f"belief={belief!r} needs the per-game rollouts (backend=generic)")
+        self.belief_rejected = 0
+        """Determinizations the belief model rejected (it would not have laid that count from the hand drawn)."""
+        self.belief_fallbacks = 0
+        """Draws that kept a uniform determinization after ``BELIEF_TRIES`` rejections in a row."""
         self.decisions = 0
         """Decisions this agent was asked (searched or forced), since it was built."""
         self.searched = 0
@@ -178,6 +190,7 @@ class SearchAgent(Agent):
         extra += "" if self.horizon == "game" else f",horizon={self.horizon}"
         extra += "" if self.tail is None else f",tail={self.tail}"
         extra += "" if self.keep is None else f",keep={self.keep:g}"
+        extra += "" if self.belief is None else f",belief={self.belief}"
         return f"search-v{self.version}:sims={self.sims}{extra}"
 
     def describe(self) -> dict[str, Any]:
@@ -225,7 +238,12 @@ class SearchAgent(Agent):
         played = 0
         while played < per_action:
             k = per_action - played if self.time_ms is None else min(self.wave, per_action - played)
-            dets = [information.sample(self.rng) for _ in range(k)]
+            if self._make_belief_agent is None:
+                dets = [information.sample(self.rng) for _ in range(k)]
+            else:
+                model = self._make_belief_agent(int(self.rng.integers(2**62)))
+                model.reset()
+                dets = [self._believed_sample(information, model) for _ in range(k)]
             seeds = self.rng.integers(2**62, size=k)
             if self._batched is not None and self._batched.can_play(dets, information.seat):
                 block = self._batched.values(dets, information.seat, legal, seeds)
@@ -239,6 +257,25 @@ class SearchAgent(Agent):
         self._rows = np.concatenate(rows)
         """(determinizations, |legal|) values of the last search, for ``keep``."""
         return total / played
+
+    def _believed_sample(self, information: InformationSet, model: Agent) -> SearchableGame:
+        """A determinization in which every face-down lay is the belief model's lay from the hand drawn:
+        draws whose hands would not have made a lay of the count laid are rejected (rejection sampling
+        of the hands by the model's likelihood), up to ``BELIEF_TRIES`` draws, then a uniform one is kept."""
+        det = information.sample(self.rng)
+        for _ in range(BELIEF_TRIES):
+            ok = True
+            for s in det.hidden_lays(information.seat):
+                obs, mask = information.observe(det.before_lay(s), s)
+                if not det.redo_lay(s, int(model.act(obs, mask))):
+                    ok = False
+                    break
+            if ok:
+                return det
+            self.belief_rejected += 1
+            det = information.sample(self.rng)
+        self.belief_fallbacks += 1
+        return det
 
     def _generic_values(self, information: InformationSet, dets: list[SearchableGame], legal: np.ndarray,
                         seeds: np.ndarray) -> np.ndarray:
@@ -271,6 +308,11 @@ class SearchAgent(Agent):
                 out[k, j] = credit[seat]
         return out
 
+
+BELIEF_TRIES = 32
+"""With ``belief``: determinizations drawn per sample before a uniform one is kept."""
+_BELIEF_GAMES = ("fifth_earth",)
+"""Games whose engines can wind a face-down lay back (``hidden_lays`` / ``before_lay`` / ``redo_lay``)."""
 
 _GENERIC_HORIZONS: dict[str, tuple[str, ...]] = {"fifth_earth": ("destination",)}
 """Horizons short of the game's end that a game's engine supports in the per-game rollouts

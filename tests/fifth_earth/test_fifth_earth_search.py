@@ -22,6 +22,7 @@ from fight_envs.games.fifth_earth.rules import (
     PHASE_LAY,
     FifthEarthConfig,
     FifthEarthGame,
+    action_cards,
 )
 
 
@@ -229,3 +230,78 @@ def test_search_with_the_destination_horizon_plays_and_is_reproducible() -> None
         make_agent("search:sims=4,horizon=bout", "fifth_earth", 1)
     with pytest.raises(ValueError, match="horizon='destination'"):
         make_agent("search:sims=4,horizon=destination", "brawl", 1)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_before_lay_shows_the_layer_exactly_what_it_saw_when_it_laid(num_players: int) -> None:
+    """``before_lay(s)`` winds the fight under way back to ``s``'s lay: its observation and mask there are
+    the ones it was given when it laid (what a belief model must be asked), and ``redo_lay`` with the
+    lay it made changes nothing while a lay of another count is refused."""
+    from fight_envs.envs.fifth_earth import observe_state
+
+    config = FifthEarthConfig(num_players=num_players)
+    checked = 0
+    for seed in range(6):
+        game = FifthEarthGame(config)
+        game.new_game(np.random.default_rng(seed))
+        rng = np.random.default_rng(seed + 100)
+        seen: dict[int, tuple[bytes, bytes, int]] = {}  # log index of an asked lay -> what its seat saw, its action
+        while not game.is_terminal():
+            p = game.current_player()
+            for s in game.hidden_lays(p):
+                at = max(i for i, (seat, _, _) in enumerate(game.log) if seat == s)
+                if at not in seen:  # laid without being asked (one legal lay: ask="choices")
+                    continue
+                obs, mask, action = seen[at]
+                o2, m2 = observe_state(game.before_lay(s), s)
+                assert (o2.tobytes(), m2.tobytes()) == (obs, mask), (seed, at)
+                before = state_of(game)
+                assert game.redo_lay(s, action) and state_of(game) == before
+                other = [a for a in np.flatnonzero(m2) if len(action_cards(int(a))) != len(action_cards(action))]
+                if other:
+                    assert not game.redo_lay(s, int(other[0]))
+                    assert state_of(game) == before
+                checked += 1
+            legal = game.legal_actions(p)
+            action = int(legal[int(rng.integers(len(legal)))])
+            if game.phase == PHASE_LAY:
+                o, m = observe_state(game, p)
+                seen[len(game.log)] = (o.tobytes(), m.tobytes(), action)
+            game.apply_action(p, action)
+    assert checked > 50
+    fresh = FifthEarthGame(config)
+    fresh.new_game(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no lay"):
+        fresh.before_lay(1)
+    with pytest.raises(ValueError, match="no lay"):
+        fresh.redo_lay(1, 0)
+
+
+def test_search_belief_model_redraws_the_face_down_lay() -> None:
+    """With ``belief=heuristic`` every determinization's face-down lay is the heuristic's lay from the hand
+    drawn (rejection sampling), and the option is refused where no face-down lay exists."""
+    from fight_envs.agents.registry import make_agent
+    from fight_envs.agents.search import SearchAgent
+    from fight_envs.envs.fifth_earth import observe_state
+
+    env = fifth_earth_v0.env(num_destinations=1)
+    env.reset(seed=3)
+    model = make_agent("heuristic", "fifth_earth", 0)
+    agent = SearchAgent("fifth_earth", seed=0, sims=4, rollout="random", belief="heuristic")
+    found = 0
+    while not all(env.terminations.values()):
+        a = env.agent_selection
+        obs = env.observe(a)
+        info = env.unwrapped.information_set(a)
+        if info.state.hidden_lays(info.seat):
+            for _ in range(5):
+                det = agent._believed_sample(info, model)
+                for s in det.hidden_lays(info.seat):
+                    po, pm = observe_state(det.before_lay(s), s)
+                    assert action_cards(int(model.act(po, pm))) == det.battle.laid[s]
+            found += 1
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert found > 3 and agent.belief_fallbacks == 0
+    assert "belief=heuristic" in agent.label
+    with pytest.raises(ValueError, match="face-down"):
+        make_agent("search:sims=4,belief=heuristic", "brawl", 1)

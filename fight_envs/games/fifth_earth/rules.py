@@ -575,6 +575,55 @@ class FifthEarthGame:
         credit[self.claimed[marker][1]] = 1.0
         return credit
 
+    def hidden_lays(self, viewer: int) -> list[int]:
+        """Seats other than ``viewer`` whose lay in the fight under way lies face down, in lay order
+        (a search's belief model re-draws them: ``before_lay``, ``redo_lay``)."""
+        b = self.battle
+        if b is None or self.phase != PHASE_LAY:
+            return []
+        return [s for s in b.lay_order if s != viewer and s in b.laid]
+
+    def before_lay(self, seat: int) -> FifthEarthGame:
+        """A copy at the moment ``seat`` laid in the fight under way: its lay and every later one back
+        in the layers' hands, ``seat`` to lay. Only a determinization is ever wound back (a search
+        asking what a model would have laid from the hand it drew)."""
+        b = self.battle
+        if b is None or seat not in b.laid:
+            raise ValueError(f"seat {seat} has no lay in the fight under way")
+        g = self.clone()
+        gb = g.battle
+        for s in gb.lay_order[gb.lay_order.index(seat):]:
+            if s in gb.laid:
+                g.hands[s, gb.laid.pop(s)] = 1
+        g.to_act = seat
+        g._mask_cache = g._sizes_cache = None
+        g.version += 1
+        return g
+
+    def redo_lay(self, seat: int, action: int) -> bool:
+        """Replace ``seat``'s face-down lay by the LAY ``action`` from the same cards (its hand plus that
+        lay), if it lays as many cards and is legal there; False (nothing changed) otherwise."""
+        b = self.battle
+        if b is None or seat not in b.laid:
+            raise ValueError(f"seat {seat} has no lay in the fight under way")
+        old, new = b.laid[seat], action_cards(int(action))
+        if len(new) != len(old):
+            return False
+        hand = self.hands[seat].copy()
+        hand[old] = 1
+        if new not in self._lays_of_count(seat, np.flatnonzero(hand), len(old), b.fight):
+            return False
+        hand[new] = 0
+        self.hands[seat] = hand
+        b.laid[seat] = list(new)
+        for i in range(len(self.log) - 1, -1, -1):  # the record of the determinization shows its own lay
+            if self.log[i][0] == seat:
+                self.log[i] = (seat, lay_action(new), self.log[i][2])
+                break
+        self._mask_cache = self._sizes_cache = None
+        self.version += 1
+        return True
+
     def decision_kind(self, seat: int) -> str:
         """What ``seat`` is asked now: one of ``DECISION_KINDS`` ("none" when it is not its turn)."""
         if seat != self.to_act or self.phase == PHASE_OVER:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from itertools import compress
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +87,17 @@ class Decision:
     seat: int
     kind: str
     legal: tuple[int, ...]
+
+
+_new_object = object.__new__
+
+
+def _decision(seat: int, kind: str, legal: tuple[int, ...]) -> Decision:
+    """``Decision(seat, kind, legal)``, the same object, without the frozen dataclass's ``__init__``
+    (three ``object.__setattr__`` calls): the flow makes one at every yield."""
+    d = _new_object(Decision)
+    d.__dict__.update(seat=seat, kind=kind, legal=legal)
+    return d
 
 
 AUTO_RULES = {
@@ -230,6 +242,11 @@ class FightKlubGame:
         self.actions: list[tuple[int, int]] = []
         self.log: list[tuple[Any, ...]] = []
         self.version = 0
+        self._play_tabs: list[_PlayTables | None] = [None, None]
+        """Per seat, ``playable``'s tables (``_PlayTables``) for that seat's imprint."""
+        self._playable_hint: tuple[Any, ...] | None = None
+        """(phase, seat 0's ``playable``, seat 1's or None) as the moot test just found them, for the
+        phase action that follows it at once (``_phase_action``); None otherwise."""
 
     # ------------------------------------------------------------------ setup
     def new_game(self, rng: np.random.Generator, drop: int | None = None,
@@ -280,6 +297,7 @@ class FightKlubGame:
         """Per ordering met so far, whether it was resolved without asking (public: nobody was asked)."""
         self._moot_replay: list[bool] | None = None
         self._moot_at = 0
+        self._playable_hint = None
         self.log = []
         self.pending = None
         self.version += 1
@@ -513,12 +531,17 @@ class FightKlubGame:
         if d.kind in ("discard", "even_up"):  # keep what the Hold allows, else the card worth least; ties: the first
             if PASS in d.legal:
                 return PASS
-            return min(d.legal, key=lambda a: keep_value(self.pool.support[p.hand[a - HAND0]]))
+            keep, hand = _keep_values(self.pool), p.hand
+            if len(d.legal) == len(hand):  # every hand position: the first of the least worth
+                values = list(map(keep.__getitem__, hand))
+                return HAND0 + values.index(min(values))
+            return min(d.legal, key=lambda a: keep[hand[a - HAND0]])
         if d.kind == "setup":  # Conditions, Gear, Setup Instants, cards in play; the one worth most; ties: the first
             plays = [a for a in d.legal if a != PASS]
             if not plays:
                 return PASS
-            return min(plays, key=lambda a: self._setup_rank(p, a))
+            keep = _keep_values(self.pool)
+            return min(plays, key=lambda a: self._setup_rank(p, a, keep))
         f = self.fights[self.current]  # type: ignore[index]
         if f.winner is None:
             return PASS  # a tie meets no condition
@@ -531,15 +554,16 @@ class FightKlubGame:
                 return a
         return PASS
 
-    def _setup_rank(self, p: Player, a: int) -> tuple[int, float]:
-        """``AUTO_RULES["setup"]``'s order of a Setup action ``a`` (lowest first)."""
+    def _setup_rank(self, p: Player, a: int, keep: dict[str, float] | None = None) -> tuple[int, float]:
+        """``AUTO_RULES["setup"]``'s order of a Setup action ``a`` (lowest first); ``keep``: ``_keep_values``."""
         if a >= SUPPORT0:
             return 3, -keep_value(p.support[a - SUPPORT0].card)
-        card = self.pool.support[p.hand[a - HAND0]]
-        return {"condition": 0, "gear": 1}.get(card.type, 2), -keep_value(card)
+        cid = p.hand[a - HAND0]
+        card = self.pool.support[cid]
+        return _SETUP_RANK.get(card.type, 2), -(keep_value(card) if keep is None else keep[cid])
 
     def _ask(self, seat: int, kind: str, legal: Sequence[int]) -> Generator[Decision, int, int]:
-        action = yield Decision(seat, kind, tuple(sorted(legal)))
+        action = yield _decision(seat, kind, tuple(sorted(legal)))
         return action
 
     def moot(self, kind: str) -> bool:
@@ -549,6 +573,17 @@ class FightKlubGame:
             return True
         phase = kind[len("order_"):]
         return not (self.playable(0, phase) and self.playable(1, phase))  # seat 1 only asked when seat 0 can act
+
+    def _moot_keeping(self, kind: str) -> bool:
+        """``moot(kind)``, keeping the ``playable`` lists it computed in ``_playable_hint`` (nothing
+        changes between this test and the first phase action of the step when the ordering is moot)."""
+        if kind == "order_even_up":
+            return True
+        phase = kind[len("order_"):]
+        r0 = self.playable(0, phase)
+        r1 = self.playable(1, phase) if r0 else None
+        self._playable_hint = (phase, r0, r1)
+        return not (r0 and r1)
 
     def skirmish_order_moot(self, f: FightSlot, ends: Sequence[FightEnd], choices: Sequence[int]) -> bool:
         """Whether the order of the skirmishes at ``choices`` cannot matter: no skirmish there is won
@@ -606,8 +641,9 @@ class FightKlubGame:
             first = 1 - self.drop if kind in ("order_enhance", "order_score") else self.drop
             self.log.append(("auto", kind, first))
             return first
-        if self._is_moot(kind, lambda: self.moot(kind)):
-            return self.drop
+        if self._is_moot(kind, lambda: self._moot_keeping(kind)):
+            return self.drop  # the phase action that follows at once may read ``_playable_hint``
+        self._playable_hint = None
         choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
         return self.drop if choice == OPTION0 else 1 - self.drop
 
@@ -833,8 +869,14 @@ class FightKlubGame:
     # ------------------------------------------------------------------ phase actions
     def _phase_action(self, seat: int, phase: str) -> Generator[Decision, int, None]:
         """One setup / enhance / score / cooldown action of ``seat``, or a pass."""
-        legal = [PASS] + self.playable(seat, phase)
-        a = yield from self._ask(seat, phase, legal)
+        hint = self._playable_hint
+        if hint is not None:  # the moot test's lists, for the first phase action after it
+            self._playable_hint = None
+            mine = hint[1 + seat] if hint[0] == phase else None
+            legal = [PASS] + (self.playable(seat, phase) if mine is None else mine)
+        else:
+            legal = [PASS] + self.playable(seat, phase)
+        a = yield _decision(seat, phase, tuple(legal))  # [PASS] + playable is sorted
         p = self.players[seat]
         if a == PASS:
             return
@@ -888,7 +930,71 @@ class FightKlubGame:
         return (self.turn, phase, self.current if phase in ("enhance", "score") else None)
 
     def playable(self, seat: int, phase: str) -> list[int]:
-        """The non-pass actions ``seat`` may take as its ``phase`` action now."""
+        """The non-pass actions ``seat`` may take as its ``phase`` action now.
+
+        The same as ``playable_reference`` (card by card with ``can_pay``), read from tables kept per
+        card pool and imprint (``_PlayTables``): which hand cards and cards in play can act in the
+        phase, and which of them the pool can pay for (a cost is a few integer compares; the set
+        payable is kept per pool state). This runs for both seats at most decisions."""
+        p = self.players[seat]
+        current = self.current
+        f = self.fights[current] if current is not None else None
+        tabs = self._play_tabs[seat]
+        if tabs is None or tabs.pool is not self.pool or tabs.imprint != p.imprint:
+            tabs = self._play_tabs[seat] = _play_tables(self.pool, tuple(p.imprint))
+        if phase == "setup":
+            hkey = (phase, len(p.support) < MAX_SUPPORT, False)
+        elif phase == "enhance":
+            # Effects need an opposed fight of two power ends (the same for every Effect in the hand)
+            hkey = (phase, False, f is not None and f.cards[seat] is not None and f.cards[1 - seat] is not None
+                    and self.end_of(f, 0).kind == "power" and self.end_of(f, 1).kind == "power")
+        else:
+            hkey = (phase, False, False)
+        a, b, c = p.pool
+        # each colour's count capped at the largest need of the pool's costs: every compare with a
+        # need gives the same with the capped counts, and the states kept stay few
+        cap = tabs.cap
+        pkey = (hkey, a if a < cap else cap, b if b < cap else cap, c if c < cap else cap)
+        ok = tabs.hand_ok.get(pkey)
+        if ok is None:
+            ok = tabs.hand_payable(pkey)
+        hand = p.hand
+        out = list(compress(range(HAND0, HAND0 + len(hand)), map(ok.__contains__, hand)))  # C loops
+        if p.support:
+            step = (self.turn, phase, current if phase == "enhance" or phase == "score" else None)
+            sneeds = tabs.support_needs.get(phase)
+            if sneeds is None:
+                sneeds = tabs.support_table(phase)
+            total = a + b + c
+            for i, item in enumerate(p.support, SUPPORT0):
+                if item.used_in == step:
+                    continue
+                card = item.card
+                hit = sneeds.get(id(card))
+                if hit is not None and hit[0] is card:
+                    for n in hit[1]:
+                        if a >= n[0] and b >= n[1] and c >= n[2] and total >= n[3]:
+                            out.append(i)
+                            break
+                    continue
+                # a card the tables do not hold (not of this pool): as the rules read
+                if card.type == "gear":
+                    ok_ = phase == "enhance" and self.can_pay(seat, card.activation)  # type: ignore[arg-type]
+                else:
+                    ok_ = any(x.phase == phase and self.can_pay(seat, x.cost) for x in card.actions)
+                if ok_:
+                    out.append(i)
+        if phase == "enhance" and f is not None and f.cards[seat] is not None:
+            need = tabs.rotate.get(f.cards[seat], _NO_ROTATE)
+            if need is _NO_ROTATE:
+                need = tabs.rotate_need(f.cards[seat])  # type: ignore[arg-type]
+            if need is not None and a >= need[0] and b >= need[1] and c >= need[2] and a + b + c >= need[3]:
+                out.append(ROTATE)
+        return out
+
+    def playable_reference(self, seat: int, phase: str) -> list[int]:
+        """``playable`` as the rules read, card by card with ``can_pay`` (the reference the tests
+        compare the tabled ``playable`` with)."""
         p = self.players[seat]
         out = []
         f = self.fights[self.current] if self.current is not None else None
@@ -943,12 +1049,17 @@ class FightKlubGame:
         return s0 >= 0 and s1 >= 0 and s2 >= 0 and s0 + s1 + s2 >= cost.generic
 
     def _pay(self, seat: int, cost: Cost) -> Generator[Decision, int, None]:
-        pool = self.players[seat].pool
-        need = self.spot_need(seat, cost)
-        for c in range(3):
-            pool[c] -= cost.burn[c]
+        p = self.players[seat]
+        pool, imp, burn, spot = p.pool, p.imprint, cost.burn, cost.spot
+        pool[0] -= burn[0]
+        pool[1] -= burn[1]
+        pool[2] -= burn[2]
+        generic = cost.generic
+        if not generic:
+            return
+        need = [max(0, spot[c] - imp[c]) for c in range(3)]  # spot_need
         auto = "pay_generic" in self.config.auto
-        for _ in range(cost.generic):
+        for _ in range(generic):
             colours = [COLOR0 + c for c in range(3) if pool[c] - need[c] > 0]
             if auto and len(colours) > 1:
                 a = self._most_held(pool, colours)
@@ -1158,6 +1269,96 @@ def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
     return [base[i] for i in rng.permutation(len(base))]
 
 
+def cost_need(cost: Cost, imprint: Sequence[int]) -> tuple[int, int, int, int]:
+    """``cost`` for a player of ``imprint`` as (n0, n1, n2, n): ``can_pay`` holds exactly when the pool
+    has at least ``n_c`` tokens of each colour ``c`` and ``n`` in all (``n_c``: the burn of ``c`` plus
+    what its spotting needs beyond the imprint; ``n``: their sum plus the generic cost)."""
+    n = [cost.burn[k] + max(0, cost.spot[k] - imprint[k]) for k in range(3)]
+    return n[0], n[1], n[2], n[0] + n[1] + n[2] + cost.generic
+
+
+_NO_ROTATE: Any = object()
+
+
+class _PlayTables:
+    """``FightKlubGame.playable``'s tables for one card pool and one imprint (a speed aid; no rule
+    lives here): per phase (and whether a Condition / Gear has room, whether Effects can be played)
+    the hand cards that can act and what each needs (``cost_need``); per phase the cards in play
+    that can act and the needs of their actions there; per Fight card its rotation's need. The set
+    of cards the pool can pay for is kept per pool state (a few hundred states occur)."""
+
+    def __init__(self, pool: CardPool, imprint: tuple[int, int, int]) -> None:
+        self.pool = pool
+        self.imprint = imprint
+        self.hand_needs: dict[tuple[str, bool, bool], dict[tuple[int, int, int, int], list[str]]] = {}
+        """Per (phase, room for a Condition / Gear, Effects playable): the hand cards that can act, by need."""
+        self.hand_ok: dict[tuple[Any, ...], frozenset[str]] = {}
+        """Per (that key, capped pool): the hand cards the pool can pay for (at most 6 x (cap + 1) ** 3 entries)."""
+        self.support_needs: dict[str, dict[int, tuple[SupportCard, tuple[tuple[int, int, int, int], ...]]]] = {}
+        self.rotate: dict[str, tuple[int, int, int, int] | None] = {}
+        costs = [c.cost for c in pool.support.values()] + [c.activation for c in pool.support.values() if c.activation]
+        costs += [x.cost for c in pool.support.values() for x in c.actions]
+        costs += [c.rotate_cost for c in pool.fight.values() if c.rotate_cost]
+        self.cap = max([cost_need(k, imprint)[3] for k in costs] + [0])
+        """The largest need of any cost (``playable`` caps each colour's count at it)."""
+
+    def hand_payable(self, pkey: tuple[Any, ...]) -> frozenset[str]:
+        """The hand cards of ``pkey``'s phase step that the (capped) pool of ``pkey`` can pay for."""
+        hkey, a, b, c = pkey
+        by_need = self.hand_needs.get(hkey)
+        if by_need is None:
+            phase, room, effects_ok = hkey
+            by_need = self.hand_needs[hkey] = {}
+            for cid, card in self.pool.support.items():
+                kind = card.type
+                if kind == "condition" or kind == "gear":
+                    ok = room
+                elif kind == "instant":
+                    ok = card.phase == phase
+                elif kind == "effect":
+                    ok = effects_ok
+                else:
+                    ok = False
+                if ok:
+                    by_need.setdefault(cost_need(card.cost, self.imprint), []).append(cid)
+        out = self.hand_ok[pkey] = frozenset(
+            cid for n, cids in by_need.items() if a >= n[0] and b >= n[1] and c >= n[2] and a + b + c >= n[3]
+            for cid in cids)
+        return out
+
+    def support_table(self, phase: str) -> dict[int, tuple[SupportCard, tuple[tuple[int, int, int, int], ...]]]:
+        """Per card of the pool (by ``id``), the needs of what it can do in ``phase`` in play (none: nothing)."""
+        needs = self.support_needs[phase] = {}
+        for card in self.pool.support.values():
+            if card.type == "gear":
+                if card.activation is None:
+                    continue  # left to the rules' own reading
+                costs = [card.activation] if phase == "enhance" else []
+            else:
+                costs = [x.cost for x in card.actions if x.phase == phase]
+            needs[id(card)] = (card, tuple(cost_need(k, self.imprint) for k in costs))
+        return needs
+
+    def rotate_need(self, cid: str) -> tuple[int, int, int, int] | None:
+        cost = self.pool.fight[cid].rotate_cost
+        need = self.rotate[cid] = None if cost is None else cost_need(cost, self.imprint)
+        return need
+
+
+_PLAY_TABLES: dict[tuple[int, tuple[int, int, int]], _PlayTables] = {}
+
+
+def _play_tables(pool: CardPool, imprint: tuple[int, int, int]) -> _PlayTables:
+    """The ``_PlayTables`` of ``pool`` and ``imprint`` (kept; a table of a pool no longer alive is replaced)."""
+    key = (id(pool), imprint)
+    tabs = _PLAY_TABLES.get(key)
+    if tabs is None or tabs.pool is not pool:
+        if len(_PLAY_TABLES) > 64:
+            _PLAY_TABLES.clear()
+        tabs = _PLAY_TABLES[key] = _PlayTables(pool, tuple(imprint))  # type: ignore[arg-type]
+    return tabs
+
+
 SKIRMISH_TYPE_INDEX = {t: i for i, t in enumerate(SKIRMISH_TYPES)}
 _PHASE_RULES = frozenset({"score", "cooldown", "setup", "discard", "even_up"})
 """The AUTO_RULES kinds resolved in the flow driver (``_advance``), recorded in the script like forced moves."""
@@ -1180,6 +1381,21 @@ def keep_value(card: SupportCard) -> float:
     if card.type == "condition":
         value += 3.0
     return value - 0.5 * (sum(card.cost.burn) + card.cost.generic)
+
+
+_SETUP_RANK = {"condition": 0, "gear": 1}
+_KEEP: dict[int, tuple[CardPool, dict[str, float]]] = {}
+
+
+def _keep_values(pool: CardPool) -> dict[str, float]:
+    """``keep_value`` of every support card of ``pool`` by id (kept per pool: the rules read it at
+    every discard, evening up and Setup play made by rule)."""
+    hit = _KEEP.get(id(pool))
+    if hit is None or hit[0] is not pool:
+        if len(_KEEP) > 64:
+            _KEEP.clear()
+        hit = _KEEP[id(pool)] = (pool, {cid: keep_value(card) for cid, card in pool.support.items()})
+    return hit[1]
 
 
 def max_decisions_per_turn(pool: CardPool) -> int:

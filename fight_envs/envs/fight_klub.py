@@ -328,10 +328,13 @@ class raw_env(AECMixin, AECEnv):
         if g.is_terminal():
             returns = g.returns()
             self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
-        else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._sync()
+            self._accumulate_rewards()
+            return
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         self._sync()
-        self._accumulate_rewards()
+        # no _accumulate_rewards: adding the zero rewards leaves every cumulative reward as it is (each
+        # is 0.0 before the end of a game, set so at reset, and float rewards come only at the end)
 
     def render(self) -> str | None:
         assert self.game is not None

@@ -126,3 +126,32 @@ def test_keep_values_table() -> None:
     table = rules._keep_values(DEFAULT_POOL)
     assert table == {cid: keep_value(card) for cid, card in DEFAULT_POOL.support.items()}
     assert rules._keep_values(DEFAULT_POOL) is table
+
+
+def _totals_as_written(g: FightKlubGame, f, seat: int) -> list[int]:
+    """The skirmish totals as the rules add them (tab, Effect/Gear tabs, every static bonus entry
+    of the type, boosts, the centre fist), the reference of ``skirmish_totals``."""
+    end = g.end_of(f, seat)
+    p = g.players[seat]
+    bonuses = [item.card.bonus for item in p.support] + [DEFAULT_POOL.characters[p.deck.character].bonus]
+    out = []
+    for pos, tab in enumerate(end.tabs):
+        total = tab.value + f.effect_tabs[seat][pos] + f.boosts[seat].get("all", 0) + f.boosts[seat].get(tab.type, 0)
+        total += sum(n for bonus in bonuses for t, n in bonus if t == tab.type)
+        if pos == 1:
+            total += p.fists[end.center_color]
+        out.append(total)
+    return out
+
+
+def test_skirmish_totals_equal_the_sum_as_written() -> None:
+    checked = 0
+    for g in _games(None, 40, seed=7):
+        for f in g.fights:
+            if f.cards[0] is None or f.cards[1] is None:
+                continue
+            for seat in (0, 1):
+                if g.end_of(f, seat).kind == "power":
+                    assert g.skirmish_totals(f, seat) == _totals_as_written(g, f, seat)
+                    checked += 1
+    assert checked > 1000

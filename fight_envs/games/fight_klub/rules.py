@@ -477,13 +477,15 @@ class FightKlubGame:
 
         ``action`` is an int, a numpy integer or a 0-d numpy integer array (what Gymnasium's
         ``Discrete.sample`` and SB3's ``predict`` give)."""
-        if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+        plain = type(action) is int  # the common case: no numpy checks
+        if not plain and isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
             action = int(action)
         if self.pending is None:
             raise IllegalActionError(f"the game is over; seat {seat} cannot play {action!r}")
         if seat != self.pending.seat:
             raise IllegalActionError(f"seat {seat} is not to act: seat {self.pending.seat} must choose ({self.pending.kind})")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in self.pending.legal:
+        if (action not in self.pending.legal) if plain else (
+                isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in self.pending.legal):
             legal = ", ".join(f"{a} ({action_name(a)})" for a in self.pending.legal)
             raise IllegalActionError(f"action {action!r} is not legal for seat {seat} ({self.pending.kind}); legal: {legal}")
         action = int(action)
@@ -1165,7 +1167,7 @@ class FightKlubGame:
         if len(p.hand_slots) != len(p.hand):
             p.hand_slots[:] = [None] * len(p.hand)
         cid, slot = p.hand[i], p.hand_slots[i]
-        if slot is not None:
+        if slot is not None and None in p.hand_slots:  # (no copy known to be in the hand: nothing to swap)
             # a copy known to be in the hand (retrieved) is the one that leaves, as the other player
             # sees it: the copies are alike, so the drawn copy stays and keeps its draw slot
             for j, (c, s) in enumerate(zip(p.hand, p.hand_slots)):
@@ -1207,9 +1209,30 @@ class FightKlubGame:
         return total
 
     def skirmish_totals(self, f: FightSlot, seat: int) -> list[int]:
-        """``skirmish_total`` at the three tab positions (left, centre, right), in one pass."""
-        end = self.end_of(f, seat)
+        """``skirmish_total`` at the three tab positions (left, centre, right), in one pass (the
+        observation reads it at most decisions: the bonuses in play are summed by skirmish type
+        once per combination, ``_bonus_sums``)."""
+        end = self.pool.fight[f.cards[seat]].ends[f.end[seat]]  # type: ignore[index]
         p = self.players[seat]
+        tabs = end.tabs
+        if len(tabs) == 3:
+            boosts = f.boosts[seat]
+            extra = boosts.get("all", 0)
+            bget = boosts.get
+            key = tuple([item.card.bonus for item in p.support if item.card.bonus])
+            ch_bonus = self.pool.characters[p.deck.character].bonus
+            if ch_bonus:
+                key += (ch_bonus,)
+            sums = _BONUS_SUMS.get(key)
+            if sums is None:
+                sums = _bonus_sums(key)
+            sget = sums.get
+            et = f.effect_tabs[seat]
+            t0, t1, t2 = tabs
+            y0, y1, y2 = t0.type, t1.type, t2.type
+            return [t0.value + et[0] + extra + bget(y0, 0) + sget(y0, 0),
+                    t1.value + et[1] + extra + bget(y1, 0) + sget(y1, 0) + p.fists[end.center_color],
+                    t2.value + et[2] + extra + bget(y2, 0) + sget(y2, 0)]
         boosts = f.boosts[seat]
         extra = boosts.get("all", 0)
         bonuses = [item.card.bonus for item in p.support if item.card.bonus]
@@ -1384,6 +1407,19 @@ def keep_value(card: SupportCard) -> float:
 
 
 _SETUP_RANK = {"condition": 0, "gear": 1}
+_BONUS_SUMS: dict[tuple[Any, ...], dict[str, int]] = {}
+
+
+def _bonus_sums(key: tuple[tuple[tuple[str, int], ...], ...]) -> dict[str, int]:
+    """Static bonuses ``key`` (each a Condition's or a character's ``bonus``) summed per skirmish type (kept)."""
+    if len(_BONUS_SUMS) > 10_000:
+        _BONUS_SUMS.clear()
+    sums: dict[str, int] = {}
+    for bonus in key:
+        for t, n in bonus:
+            sums[t] = sums.get(t, 0) + n
+    _BONUS_SUMS[key] = sums
+    return sums
 _KEEP: dict[int, tuple[CardPool, dict[str, float]]] = {}
 
 

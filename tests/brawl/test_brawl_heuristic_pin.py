@@ -85,3 +85,39 @@ PINNED: dict[str, tuple[int, str]] = {
 def test_heuristic_play_at_two_and_three_fighters_is_unchanged(key: str) -> None:
     n, rules, seed, mix = key.split("-")
     assert _pin(_actions(int(n), int(seed), rules, mix == "1")) == PINNED[key]
+
+
+def test_big_tables_choose_attacks_by_expected_matches_and_answer_before_following() -> None:
+    """Version 5 at five fighters: every attack the heuristic opens with has the fewest expected
+    matched cards (the combo's second card counted), and a COUNTER or JUMP never goes before a
+    matching attack; version 4's rule (least risk first) would have chosen otherwise at least once."""
+    from fight_envs.agents.brawl import BrawlView
+    from fight_envs.games.brawl.cards import COUNTER, JUMP, NUM_ATTACKS
+    from fight_envs.games.brawl.rules import Phase
+
+    env = brawl_v0.raw_env(num_players=5)
+    agent = HeuristicAgent(0)
+    differs = attacks = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        agent.reset()
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            o, mask = obs["observation"], obs["action_mask"]
+            a = agent.act(o, mask)
+            v = BrawlView.decode(o)
+            legal = [c for c in range(NUM_ATTACKS) if mask[c]]
+            if v.phase == Phase.ATTACK and len(legal) > 1:
+                hand, target = v._lists()[0], agent._attack_target(v)
+                score = {c: round(agent._combo_matches(v, hand, target, c), 6) for c in legal}
+                assert score[a] == min(score.values())
+                risk = {c: round(agent._risk(v, target, c), 6) for c in legal}
+                attacks += 1
+                differs += risk[a] != min(risk.values())
+            if v.phase == Phase.DEFEND and v.attack >= 0 and mask[v.attack]:
+                assert a not in (COUNTER, JUMP)
+            env.step(a)
+    assert attacks > 20 and differs > 0

@@ -5,7 +5,7 @@ The agents act from the observation vector and the action mask alone, as a train
 ``fight_envs.games.brawl.observe``) into named fields.
 
 Agents: ``random`` (uniform legal, :class:`fight_envs.agents.base.RandomAgent`), ``heuristic``
-(:class:`HeuristicAgent`, version 4, written for the standard rules) and two one-line rules,
+(:class:`HeuristicAgent`, version 5, written for the standard rules) and two one-line rules,
 ``first_legal`` (the lowest-numbered legal action) and ``never_pass`` (random, but never PASS
 when a card can be played). Measured with ``fight-envs eval`` (``fight_envs.agents.evaluate``:
 duplicate deals, every seat rotation, default env options: the standard rules with the 93-card
@@ -17,8 +17,11 @@ copies of the other agent, seed 2026, win rate (first place; 1/k for a place sha
   ``random`` 0.963 (0.955..0.971); an even share is 0.5. Randomising one kind of its decisions
   (``fight-envs ablate``) costs it 22 points (``attack``), 22 (``defend``) and 11 (``combo``); at
   three fighters 20 (``defend``), 8.3 (``combo``) and 7.4 (``attack``).
-* 5 fighters: ``first_legal`` 0.328 (0.308..0.347), ``never_pass`` 0.312 (0.291..0.332); even 0.2.
-* 8 fighters: ``first_legal`` 0.215 (0.199..0.231), ``never_pass`` 0.200 (0.183..0.217); even 0.125.
+* 5 and 8 fighters (version 5; its changes play only at tables of four or more, so the 2- and
+  3-fighter figures above are version 4's and stay this agent's): on fresh deals, seed 2028,
+  8,000 games a pairing, see ``seeds/brawl.md`` section 9 for the figures and commands. Version 4
+  there (seed 2026, 2,000 games): 5 fighters ``first_legal`` 0.328, ``never_pass`` 0.312 (even
+  0.2); 8 fighters 0.215 / 0.200 (even 0.125).
 
 With the previous default, ``combo="single"`` (version 3, the same play there): 2 fighters
 ``first_legal`` 0.781, ``never_pass`` 0.904, ``random`` 0.982; 5 fighters 0.359 / 0.392; 8
@@ -235,19 +238,26 @@ _ANSWERS = (JUMP, DODGE, COUNTER, BLOCK, CHAOS)
 class HeuristicAgent(Agent):
     """Make the opponent draw: attack where it cannot answer, answer where it pays, keep CHAOS for when it hurts.
 
-    Version 4 (version 2, the standard rules' public memory: cards known in a hand, the open
+    Version 5 (version 2, the standard rules' public memory: cards known in a hand, the open
     showdown; version 3 reads which deck is in play, standard or classic, from the number of cards
     the observation places, so its counting is right under both rule sets; version 4: the same
-    code, its combo play now the default play since the standard rules play ``combo="multi"``):
+    code, its combo play now the default play since the standard rules play ``combo="multi"``;
+    version 5: two changes at tables of ``BIG_TABLE`` (4) fighters or more, where hands are hidden
+    and every "any answer" chance is close to 1, listed below; smaller tables play version 4
+    exactly, pinned by ``tests/brawl/test_brawl_heuristic_pin.py``):
 
     * ``p_answer(seat, cards)``: the probability that a fighter holds one of ``cards``, exact when
       its hand is known (the open showdown), else hypergeometric over the unseen cards (the deck
       less every card the observation places: ``BrawlView.unseen``).
     * Attacking (and every follow-up attack): the attack the target is least likely to answer
       (matching copy, JUMP, DODGE, COUNTER, BLOCK or CHAOS), then the one least likely to be
-      matched, then one whose element I hold twice (a DODGE can be answered).
+      matched, then one whose element I hold twice (a DODGE can be answered). At tables of four
+      or more, first of all the attack with the fewest expected matched cards less cards shed
+      (``_combo_matches``: the chance it is matched, plus, when I hold a second card of its
+      element, that card's chance less one), which favours openings that can become combos.
     * Defending: COUNTER or JUMP when it lets me follow with an attack the aggressor is unlikely
-      to answer (below ``FOLLOW_RISK``); else the matching attack (the aggressor draws), BLOCK,
+      to answer (below ``FOLLOW_RISK``; at tables of four or more ``BIG_FOLLOW_RISK`` = 0, never);
+      else the matching attack (the aggressor draws), BLOCK,
       DODGE, a bare JUMP or COUNTER; CHAOS before taking the hit; take the hit last.
     * Follow-ups: attack back when able, with the attack chosen as above against the fighter
       attacked. One known flaw, kept so the measured figures stay this agent's: after a DODGE the

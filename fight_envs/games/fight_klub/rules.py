@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from itertools import compress
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
 import numpy as np

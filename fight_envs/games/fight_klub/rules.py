@@ -1007,16 +1007,7 @@ class FightKlubGame:
             f.cards[1 - seat] is not None and self.end_of(f, 0).kind == "power" and self.end_of(f, 1).kind == "power"
         for i, cid in enumerate(p.hand):
             card = support[cid]
-            kind = card.type
-            if kind == "condition" or kind == "gear":
-                ok = room
-            elif kind == "instant":
-                ok = card.phase == phase
-            elif kind == "effect":
-                ok = effects_ok
-            else:
-                ok = False
-            if ok and self.can_pay(seat, card.cost):
+            if hand_card_may_play(card, phase, room, effects_ok) and self.can_pay(seat, card.cost):
                 out.append(HAND0 + i)
         step = self.step_key(phase)
         for i, item in enumerate(p.support):
@@ -1292,6 +1283,20 @@ def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
     return [base[i] for i in rng.permutation(len(base))]
 
 
+
+def hand_card_may_play(card: Any, phase: str, room: bool, effects_ok: bool) -> bool:
+    """Whether a hand card's kind may be played now, its cost aside: a Condition or Gear in setup with
+    room in the support area, an Instant in its own phase, an Effect in an opposed fight of two power
+    ends (``room`` and ``effects_ok`` say those two; ``playable`` and its tables both ask this)."""
+    kind = card.type
+    if kind == "condition" or kind == "gear":
+        return room
+    if kind == "instant":
+        return card.phase == phase
+    if kind == "effect":
+        return effects_ok
+    return False
+
 def cost_need(cost: Cost, imprint: Sequence[int]) -> tuple[int, int, int, int]:
     """``cost`` for a player of ``imprint`` as (n0, n1, n2, n): ``can_pay`` holds exactly when the pool
     has at least ``n_c`` tokens of each colour ``c`` and ``n`` in all (``n_c``: the burn of ``c`` plus
@@ -1333,16 +1338,7 @@ class _PlayTables:
             phase, room, effects_ok = hkey
             by_need = self.hand_needs[hkey] = {}
             for cid, card in self.pool.support.items():
-                kind = card.type
-                if kind == "condition" or kind == "gear":
-                    ok = room
-                elif kind == "instant":
-                    ok = card.phase == phase
-                elif kind == "effect":
-                    ok = effects_ok
-                else:
-                    ok = False
-                if ok:
+                if hand_card_may_play(card, phase, room, effects_ok):
                     by_need.setdefault(cost_need(card.cost, self.imprint), []).append(cid)
         out = self.hand_ok[pkey] = frozenset(
             cid for n, cids in by_need.items() if a >= n[0] and b >= n[1] and c >= n[2] and a + b + c >= n[3]

@@ -300,12 +300,12 @@ class SearchAgent(Agent):
                 marker = state.horizon_marker(self._stop)
                 state.apply_action(seat, int(action))
                 credit = state.horizon_value(self._stop, marker)
-                while credit is None:
+                while credit is None and not _ended(state):
                     p = state.current_player()
                     obs, mask = information.observe(state, p)
                     state.apply_action(p, agents[p].act(obs, mask))
                     credit = state.horizon_value(self._stop, marker)
-                out[k, j] = credit[seat]
+                out[k, j] = (information.value(state) if credit is None else credit)[seat]  # ended unclaimed: the game's value
         return out
 
 

@@ -1043,14 +1043,14 @@ class FightKlubGame:
 
     def _pay(self, seat: int, cost: Cost) -> Generator[Decision, int, None]:
         p = self.players[seat]
-        pool, imp, burn, spot = p.pool, p.imprint, cost.burn, cost.spot
+        pool, burn = p.pool, cost.burn
         pool[0] -= burn[0]
         pool[1] -= burn[1]
         pool[2] -= burn[2]
         generic = cost.generic
         if not generic:
             return
-        need = [max(0, spot[c] - imp[c]) for c in range(3)]  # spot_need
+        need = self.spot_need(seat, cost)
         auto = "pay_generic" in self.config.auto
         for _ in range(generic):
             colours = [COLOR0 + c for c in range(3) if pool[c] - need[c] > 0]
@@ -1206,41 +1206,25 @@ class FightKlubGame:
         end = self.pool.fight[f.cards[seat]].ends[f.end[seat]]  # type: ignore[index]
         p = self.players[seat]
         tabs = end.tabs
-        if len(tabs) == 3:
-            boosts = f.boosts[seat]
-            extra = boosts.get("all", 0)
-            bget = boosts.get
-            key = tuple([item.card.bonus for item in p.support if item.card.bonus])
-            ch_bonus = self.pool.characters[p.deck.character].bonus
-            if ch_bonus:
-                key += (ch_bonus,)
-            sums = _BONUS_SUMS.get(key)
-            if sums is None:
-                sums = _bonus_sums(key)
-            sget = sums.get
-            et = f.effect_tabs[seat]
-            t0, t1, t2 = tabs
-            y0, y1, y2 = t0.type, t1.type, t2.type
-            return [t0.value + et[0] + extra + bget(y0, 0) + sget(y0, 0),
-                    t1.value + et[1] + extra + bget(y1, 0) + sget(y1, 0) + p.fists[end.center_color],
-                    t2.value + et[2] + extra + bget(y2, 0) + sget(y2, 0)]
+        if len(tabs) != 3:
+            return []  # a Clash end has no skirmishes (a Power end has exactly three tabs: cards.py)
         boosts = f.boosts[seat]
         extra = boosts.get("all", 0)
-        bonuses = [item.card.bonus for item in p.support if item.card.bonus]
+        bget = boosts.get
+        key = tuple([item.card.bonus for item in p.support if item.card.bonus])
         ch_bonus = self.pool.characters[p.deck.character].bonus
         if ch_bonus:
-            bonuses.append(ch_bonus)
-        out = []
-        for pos, tab in enumerate(end.tabs):
-            total = tab.value + f.effect_tabs[seat][pos] + extra + boosts.get(tab.type, 0)
-            for bonus in bonuses:
-                for t, n in bonus:
-                    if t == tab.type:
-                        total += n
-            if pos == 1:
-                total += p.fists[end.center_color]
-            out.append(total)
-        return out
+            key += (ch_bonus,)
+        sums = _BONUS_SUMS.get(key)
+        if sums is None:
+            sums = _bonus_sums(key)
+        sget = sums.get
+        et = f.effect_tabs[seat]
+        t0, t1, t2 = tabs
+        y0, y1, y2 = t0.type, t1.type, t2.type
+        return [t0.value + et[0] + extra + bget(y0, 0) + sget(y0, 0),
+                t1.value + et[1] + extra + bget(y1, 0) + sget(y1, 0) + p.fists[end.center_color],
+                t2.value + et[2] + extra + bget(y2, 0) + sget(y2, 0)]
 
     def measure(self, seat: int, measure: str, f: FightSlot) -> int:
         p = self.players[seat]
@@ -1283,7 +1267,6 @@ def _shuffled(ids: Sequence[str], rng: np.random.Generator) -> list[str]:
     return [base[i] for i in rng.permutation(len(base))]
 
 
-
 def hand_card_may_play(card: Any, phase: str, room: bool, effects_ok: bool) -> bool:
     """Whether a hand card's kind may be played now, its cost aside: a Condition or Gear in setup with
     room in the support area, an Instant in its own phase, an Effect in an opposed fight of two power
@@ -1296,6 +1279,7 @@ def hand_card_may_play(card: Any, phase: str, room: bool, effects_ok: bool) -> b
     if kind == "effect":
         return effects_ok
     return False
+
 
 def cost_need(cost: Cost, imprint: Sequence[int]) -> tuple[int, int, int, int]:
     """``cost`` for a player of ``imprint`` as (n0, n1, n2, n): ``can_pay`` holds exactly when the pool
@@ -1416,6 +1400,8 @@ def _bonus_sums(key: tuple[tuple[tuple[str, int], ...], ...]) -> dict[str, int]:
             sums[t] = sums.get(t, 0) + n
     _BONUS_SUMS[key] = sums
     return sums
+
+
 _KEEP: dict[int, tuple[CardPool, dict[str, float]]] = {}
 
 

@@ -162,6 +162,10 @@ class PretrainConfig:
     opponents: dict[str, float] = field(default_factory=lambda: {"heuristic": 1.0})
     batch_size: int = 1024
     learning_rate: float = 1e-3
+    max_gb: float = 4.0
+    """Most memory the recorded observations may take, in GB (10^9 bytes): the collection stops with an
+    error, before it runs out of memory, once they pass it or the first games project past it (a Fight
+    Klub observation is 81 KB, so 2,000 games of two recorded seats would need about 16 GB)."""
 
     def validate(self) -> None:
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= 10**7:
@@ -183,6 +187,7 @@ class PretrainConfig:
             raise ConfigError(f"pretrain.opponents needs a positive weight, got {self.opponents!r}")
         _int_range("pretrain.batch_size", self.batch_size, 1, MAX_BATCH)
         _number("pretrain.learning_rate", self.learning_rate, 0.0, 1.0, low_open=True)
+        _number("pretrain.max_gb", self.max_gb, 0.0, 1024.0, low_open=True)
 
     def names(self) -> list[str]:
         """Every baseline the pretraining plays (teacher and opponents)."""

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from fight_envs.core.errors import ConfigError
 from fight_envs.train.config import Config
 
 
@@ -52,9 +53,16 @@ class Demonstrations:
                               self.game[rows])
 
 
+PROJECT_AFTER = 5
+"""Games played before ``collect`` projects the memory of all of them from their mean (``max_gb``)."""
+
+
 def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
-            opponents: dict[str, float], seed: int, gamma: float) -> Demonstrations:
-    """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring)."""
+            opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0) -> Demonstrations:
+    """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring).
+
+    Raises ConfigError once the recorded rows take more than ``max_gb`` GB, or once the first
+    ``PROJECT_AFTER`` games project past it: the message says how many games would fit."""
     from fight_envs.registry import make
     from fight_envs.train.opponents import make_baseline
     from fight_envs.train.selfplay import game_of
@@ -71,6 +79,8 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
     actions: list[int] = []
     returns: list[float] = []
     game_ids: list[int] = []
+    held = 0  # bytes of the recorded rows
+    budget = max_gb * 1e9
     for g in range(games):
         n = num_players[g % len(num_players)]
         env = envs[n]
@@ -98,7 +108,16 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 actions.append(action)
                 returns.append(0.0)
                 game_ids.append(g)
+                held += obs_rows[-1].nbytes + mask_rows[-1].nbytes
             env.step(action)
+        played = g + 1
+        projected = held / played * games
+        if held > budget or (played >= min(games, PROJECT_AFTER) and projected > budget):
+            fit = int(budget / max(held / played, 1.0))
+            raise ConfigError(
+                f"pretrain: {games} games of {env_name} would record about {projected / 1e9:.1f} GB of observations "
+                f"({len(actions)} decisions of {obs_rows[-1].size if obs_rows else 0} floats in the first {played} games), "
+                f"more than pretrain.max_gb={max_gb:g}; about {fit} games fit: lower pretrain.games or raise pretrain.max_gb")
         for seat, rows in recorded.items():
             reward = float(final.get(seat, 0.0))
             for k, row in enumerate(reversed(rows)):  # G_t = gamma ** (later decisions) * R
@@ -160,7 +179,7 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
     """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring)."""
     p = config.pretrain
     data = collect(config.env.name, config.env.env_options(), list(config.env.num_players), p.games, p.teacher,
-                   dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma)
+                   dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb)
     held_games = max(1, p.games // 10)
     held = data.game >= p.games - held_games
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))

@@ -41,6 +41,7 @@ def test_pretrain_is_off_by_default_and_in_no_other_recipe() -> None:
         (["pretrain.games=10", "pretrain.epochs=2", "pretrain.opponents={random: -1}"], r"weights must be finite"),
         (["pretrain.games=10", "pretrain.epochs=2", "pretrain.learning_rate=0"], r"pretrain.learning_rate must be"),
         (["pretrain.games=10", "pretrain.epochs=2", "pretrain.batch_size=0"], r"pretrain.batch_size must be >= 1"),
+        (["pretrain.games=10", "pretrain.epochs=2", "pretrain.max_gb=0"], r"pretrain.max_gb must be"),
         (["pretrain.gamez=10"], r"unknown config key 'pretrain.gamez'; allowed: pretrain.games"),
     ],
 )
@@ -83,6 +84,20 @@ def test_collect_records_the_teachers_decisions_and_discounted_returns() -> None
         np.testing.assert_allclose(r, final * 0.9 ** np.arange(len(r))[::-1], rtol=1e-5)  # one teacher seat
     # against random the heuristic wins almost always: the returns say so
     assert np.mean([data.returns[data.game == g][-1] for g in np.unique(data.game)]) > 0.5
+
+
+def test_collect_stops_with_a_clear_error_before_its_observations_pass_max_gb() -> None:
+    # Fight Klub: 81 KB an observation; two recorded seats a game. A run once asked for 2,000 games (about
+    # 16 GB) and was killed by the kernel after filling the machine's memory.
+    from fight_envs.games.fight_klub.observe import OBS_SIZE
+
+    row = 4 * OBS_SIZE  # float32 observation (the mask adds a few bytes)
+    with pytest.raises(ConfigError, match=r"pretrain: 2000 games of fight_klub_v0 would record about .* GB .*"
+                                          r"more than pretrain.max_gb=0.01; about \d+ games fit"):
+        imitation.collect("fight_klub_v0", {}, [2], 2000, "heuristic", {"heuristic": 1.0}, seed=0, gamma=0.99, max_gb=0.01)
+    # within the budget: nothing raised, and the rows are what was recorded
+    data = imitation.collect("fight_klub_v0", {}, [2], 2, "heuristic", {"random": 1.0}, seed=0, gamma=0.99, max_gb=1.0)
+    assert 0 < len(data) and data.observations.nbytes == len(data) * row
 
 
 def test_behaviour_cloning_raises_agreement_with_the_heuristic() -> None:

@@ -10,8 +10,10 @@ defender, else the aggressor, else the next fighter in the direction of play), t
 answers each attack (holds the attack, JUMP, DODGE, COUNTER, BLOCK or CHAOS), that it matches it,
 that it matches one copy more than the combo already asks, and that it holds each special card,
 from the public counts (:func:`brawl_answer_features`, the batch form of ``BrawlView.p_answer`` and
-``BrawlView.p_copies``, tested equal to them). All three have a numpy twin (``numpy_features``),
-so checkpoint agents run without torch calls.
+``BrawlView.p_copies``, tested equal to them). These three have a numpy twin (``numpy_features``),
+so checkpoint agents run without torch calls. ``fight_klub_cards`` (:class:`FightKlubCardExtractor`)
+embeds every card slot of the Fight Klub observation with a layer shared by the slots of its kind:
+it has parameters, trains with the policy and plays through torch.
 
 The trainer's policy and rollout buffer are :class:`FastMaskablePolicy` and
 :class:`FastMaskableRolloutBuffer`: sb3-contrib's ``MaskableActorCriticPolicy`` and
@@ -208,8 +210,85 @@ class BrawlAnswerExtractor(BaseFeaturesExtractor):
         return np.concatenate([x, brawl_answer_features(x)], axis=1)
 
 
+# ===================================================================================== Fight Klub: card embeddings
+class FightKlubCardExtractor(BaseFeaturesExtractor):
+    """The Fight Klub observation with every card slot embedded by a layer shared across slots.
+
+    The observation (``fight_envs.games.fight_klub.observe``, 20,274 floats) is mostly card slots: 16
+    hand rows and 2 x 8 support rows of support-card features, six Fight cards and two characters.
+    A flat MLP gives each slot its own first-layer weights (5.2 million of them for 256 units), so
+    what it learns about a card in hand position 3 does not carry to position 4, and most of a
+    run's time goes into that one product. Here one ``Linear + tanh`` maps every support-card row
+    (a hand row padded with a zero "used" flag) to ``SUPPORT_EMBED`` numbers, another every Fight
+    card to ``FIGHT_EMBED`` and a third each character's gametext to ``CHARACTER_EMBED``; the rows
+    stay in their positions (an action names a hand or support position), and the blocks that are
+    not card slots (the table numbers, the fights' states, the piles' sums) pass as they are.
+    The output: hand, my support area, the other's, the six Fight cards (fight by fight, mine
+    first), both characters, then the rest in observation order, ``FIGHT_KLUB_FEATURES`` numbers.
+    It has parameters, so it trains with the policy (the stock PPO update, not
+    ``fast_ppo``'s) and plays through torch (``PolicyAgent``); no numpy twin.
+    """
+
+    def __init__(self, observation_space: spaces.Box) -> None:
+        k = _fight_klub_layout()
+        if observation_space.shape != (k["size"],):
+            raise ValueError(f"fight_klub_cards features need the Fight Klub observation ({k['size']},), "
+                             f"got {observation_space.shape}")
+        super().__init__(observation_space, k["features"])
+        self.k = k
+        self.support = nn.Sequential(nn.Linear(k["support_row"], SUPPORT_EMBED), nn.Tanh())
+        self.fight = nn.Sequential(nn.Linear(k["fight_card"], FIGHT_EMBED), nn.Tanh())
+        self.character = nn.Sequential(nn.Linear(k["character"], CHARACTER_EMBED), nn.Tanh())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        k, x = self.k, observations
+        b = x.shape[0]
+        hand = x[:, k["hand"]].reshape(b, k["max_hand"], k["support_row"] - 1)
+        hand = torch.cat([hand, hand.new_zeros(b, k["max_hand"], 1)], dim=2)  # a hand card is not "used"
+        areas = x[:, k["areas"]].reshape(b, 2 * k["max_support"], k["support_row"])
+        rows = self.support(torch.cat([hand, areas], dim=1)).reshape(b, -1)
+        fights = x[:, k["fights"]].reshape(b, k["fights_per_turn"], k["fight_size"])
+        cards = fights[:, :, :2 * k["fight_card"]].reshape(b, 2 * k["fights_per_turn"], k["fight_card"])
+        states = fights[:, :, 2 * k["fight_card"]:].reshape(b, -1)
+        characters = x[:, k["characters"]].reshape(b, 2, k["character"])
+        return torch.cat([rows, self.fight(cards).reshape(b, -1), states, self.character(characters).reshape(b, -1),
+                          x[:, k["rest"]]], dim=1)
+
+
+SUPPORT_EMBED = 24
+FIGHT_EMBED = 32
+CHARACTER_EMBED = 16
+
+
+def _fight_klub_layout() -> dict[str, Any]:
+    """The slices and sizes ``FightKlubCardExtractor`` reads, from the encoder's own layout."""
+    from fight_envs.games.fight_klub.observe import (
+        CHARACTER_SIZE,
+        FIGHT_CARD_SIZE,
+        FIGHT_SIZE,
+        FIGHT_STATE_SIZE,
+        OBS_SLICES,
+        SUPPORT_SIZE,
+    )
+    from fight_envs.games.fight_klub.observe import OBS_SIZE as FK_OBS_SIZE
+    from fight_envs.games.fight_klub.rules import FIGHTS_PER_TURN, MAX_HAND, MAX_SUPPORT
+
+    S = OBS_SLICES
+    assert S["support_opp"].start == S["support_me"].stop and S["character_opp"].start == S["character_me"].stop
+    rest = [S[name] for name in ("global", "me", "opp", "deck_me", "stack_me", "deck_opp", "stack_opp", "plays_opp")]
+    n_rest = sum(r.stop - r.start for r in rest)
+    features = ((MAX_HAND + 2 * MAX_SUPPORT) * SUPPORT_EMBED + 2 * FIGHTS_PER_TURN * FIGHT_EMBED
+                + FIGHTS_PER_TURN * FIGHT_STATE_SIZE + 2 * CHARACTER_EMBED + n_rest)
+    return {"size": FK_OBS_SIZE, "support_row": SUPPORT_SIZE + 1, "fight_card": FIGHT_CARD_SIZE, "fight_size": FIGHT_SIZE,
+            "character": CHARACTER_SIZE, "max_hand": MAX_HAND, "max_support": MAX_SUPPORT, "fights_per_turn": FIGHTS_PER_TURN,
+            "hand": S["hand"], "areas": slice(S["support_me"].start, S["support_opp"].stop), "fights": S["fights"],
+            "characters": slice(S["character_me"].start, S["character_opp"].stop),
+            "rest": torch.as_tensor(np.concatenate([np.arange(r.start, r.stop) for r in rest])), "features": features}
+
+
 FEATURES: dict[str, type[BaseFeaturesExtractor]] = {"flat": FlattenExtractor, "fight5_slot": Fight5SlotExtractor,
-                                                   "brawl_answer": BrawlAnswerExtractor}
+                                                   "brawl_answer": BrawlAnswerExtractor,
+                                                   "fight_klub_cards": FightKlubCardExtractor}
 """Config name (``ppo.features``) -> extractor class."""
 
 

@@ -13,6 +13,8 @@ This module owns what more than one test (and every later game) needs to check a
   ``play_round``, ``check_round``), so rules tests read like a worked example.
 * Golden traces (``record_trace``, ``replay_trace``, ``dump_trace``): a seeded game stored as
   actions plus a hash of every agent's observation at every step, replayed step by step.
+* ``random_play_observations``: observation vectors of uniformly random games of any env, for
+  feature and encoder checks.
 
 It imports nothing outside ``fight_envs``, numpy and PettingZoo (no pytest, no hypothesis), and
 raises ``AssertionError`` with a message that says what differed and where.
@@ -41,6 +43,31 @@ from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER, topology
 TRACE_FORMAT = "fight-envs/golden-trace/v1"
 DIGEST_CHARS = 16
 """Hex characters kept of each SHA-256 digest: 64 bits, plenty to catch any change."""
+
+
+def random_play_observations(env_name: str, count: int, seed: int = 0, **options: Any) -> np.ndarray:
+    """``count`` observation vectors (float32 rows) of the deciding agents of random-play games of
+    ``env_name`` (the raw AEC env with ``options``); game ``k`` after the first is reset with seed
+    ``1000 seed + k``, the actions come from ``default_rng(seed)``."""
+    from fight_envs.registry import make
+
+    env = make(env_name, api="raw", **options)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    out: list[np.ndarray] = []
+    game = 0
+    while len(out) < count:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            if not env.agents:
+                game += 1
+                env.reset(seed=seed * 1000 + game)
+            continue
+        o = env.observe(agent)
+        out.append(np.array(o["observation"], dtype=np.float32))  # a copy: no env's later step can change it
+        env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.array(out, dtype=np.float32)
 
 
 # ---------------------------------------------------------------------------- conformance

@@ -14,7 +14,7 @@ from fight_envs.agents.brawl import _ANSWERS, BrawlView
 from fight_envs.agents.checkpoint import PolicyAgent, checkpoint_metadata, load_checkpoint_agent, save_checkpoint
 from fight_envs.games.brawl.cards import NUM_ATTACKS, NUM_CARD_TYPES
 from fight_envs.games.brawl.observe import OBS_SIZE, OBS_SLICES
-from fight_envs.registry import make
+from fight_envs.testing import random_play_observations
 from fight_envs.train.config import load_config
 from fight_envs.train.features import (
     BRAWL_ANSWER_FEATURES,
@@ -27,22 +27,7 @@ from fight_envs.train.features import (
 
 def brawl_observations(num_players: int, count: int, seed: int = 0) -> np.ndarray:
     """Observations of random-play Brawl games (every phase, hands hidden above two fighters)."""
-    env = make("brawl_v0", api="raw", num_players=num_players)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    out, game = [], 0
-    while len(out) < count:
-        seat = env.agent_selection
-        if env.terminations[seat] or env.truncations[seat]:
-            env.step(None)
-            if not env.agents:
-                game += 1
-                env.reset(seed=seed * 1000 + game)
-            continue
-        o = env.observe(seat)
-        out.append(o["observation"].copy())
-        env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    return np.array(out, dtype=np.float32)
+    return random_play_observations("brawl_v0", count, seed, num_players=num_players)
 
 
 def heuristic_chances(row: np.ndarray, target: int) -> list[float]:

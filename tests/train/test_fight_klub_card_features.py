@@ -21,7 +21,7 @@ from fight_envs.games.fight_klub.observe import (
     SUPPORT_SIZE,
 )
 from fight_envs.games.fight_klub.rules import FIGHTS_PER_TURN, MAX_HAND, MAX_SUPPORT, NUM_ACTIONS
-from fight_envs.registry import make
+from fight_envs.testing import random_play_observations
 from fight_envs.train.config import load_config
 from fight_envs.train.features import (
     CHARACTER_EMBED,
@@ -35,23 +35,7 @@ SPACE = spaces.Box(-100.0, 100.0, (OBS_SIZE,), np.float32)
 
 
 def fight_klub_observations(count: int, seed: int = 0) -> np.ndarray:
-    """Observations of random-play Fight Klub games."""
-    env = make("fight_klub_v0", api="raw")
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    out, game = [], 0
-    while len(out) < count:
-        seat = env.agent_selection
-        if env.terminations[seat] or env.truncations[seat]:
-            env.step(None)
-            if not env.agents:
-                game += 1
-                env.reset(seed=seed * 1000 + game)
-            continue
-        o = env.observe(seat)
-        out.append(o["observation"])
-        env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    return np.array(out, dtype=np.float32)
+    return random_play_observations("fight_klub_v0", count, seed)
 
 
 def test_every_slot_goes_through_its_kinds_embedding_in_place() -> None:

@@ -51,8 +51,8 @@ from fight_envs.games.brawl.cards import (
     attacks_of_element,
     element_of,
 )
-from fight_envs.games.brawl.observe import OBS_SLICES
-from fight_envs.games.brawl.rules import CLOCKWISE, COUNTER_CLOCKWISE, MAX_PLAYERS, PASS, Phase
+from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SLICES, encode
+from fight_envs.games.brawl.rules import CLOCKWISE, COUNTER_CLOCKWISE, MAX_PLAYERS, NO_CARD, NO_SEAT, PASS, BrawlGame, Phase
 
 GAME = "brawl"
 CHAOS_THREAT = 2
@@ -166,6 +166,57 @@ class BrawlView:
             combo=tuple(ints("combo")),
             battle_attacks=r[_S["battle_attacks"].start],
             direction_cw=o[_S["direction"].start] > 0.5,
+            lists=(hand, sizes, known, unseen, fighting),
+        )
+
+    @classmethod
+    def from_game(cls, game: BrawlGame, seat: int) -> BrawlView:
+        """``decode(encode(game, seat))`` read from the game itself, without building the observation:
+        the same fields, number for number (``tests/brawl/test_brawl_view_from_game.py`` compares
+        them over random games at 2 to 8 fighters, both rule sets). The search's rollouts play the
+        heuristic this way (``HeuristicAgent.act_game``). A deck of more than ``OBS_HIGH`` cards
+        (custom card data, whose observation is clipped) is decoded from the observation."""
+        if game.cards.deck_size > OBS_HIGH:
+            return cls.decode(encode(game, seat))
+        n = game.num_players
+        rel = [(seat + k) % n for k in range(n)]
+        hand = game.hands[seat].tolist()
+        all_sizes = game.sizes
+        sizes = [all_sizes[s] for s in rel]
+        active = game.active.tolist()
+        fighting = [bool(active[s]) for s in rel]
+        open_hands = game.showdown and game.config.showdown == "open" and game.phase != Phase.OVER
+        public = (game.hands if open_hands else game.known).tolist()
+        zero = [0] * _ROW
+        known = [zero] + [public[s] for s in rel[1:]]
+        discard = game.discard_counts.tolist()
+        table = [0] * _ROW
+        for c in game.table:
+            table[c] += 1
+        spent = game.chaos_spent
+        seen = [hand[c] + discard[c] + table[c] + sum(row[c] for row in known) for c in range(_ROW)]
+        seen[CHAOS] += spent
+        total = sum(sizes) + len(game.draw_pile) + spent + sum(discard) + sum(table)
+        deck = deck_of_size(total).tolist()
+        unseen = [max(deck[c] - seen[c], 0) for c in range(_ROW)]
+        b = game.battle
+        combo = [0] * _ROW
+        for c in b.pending or ():
+            combo[c] += 1
+        return cls(
+            num_players=n,
+            hand=np.array(hand, dtype=np.int64),
+            hand_sizes=np.array(sizes, dtype=np.int64),
+            fighting=np.array(fighting, dtype=bool),
+            known=np.array(known, dtype=np.int64).reshape(n, _ROW),
+            unseen=np.array(unseen, dtype=np.int64),
+            phase=Phase(int(game.phase)),
+            attack=b.attack_card if b.attack_card != NO_CARD else -1,
+            attacker=(b.attacker - seat) % n if b.attacker != NO_SEAT else -1,
+            defender=(b.defender - seat) % n if b.defender != NO_SEAT else -1,
+            combo=tuple(combo),
+            battle_attacks=int(b.attacks),
+            direction_cw=game.direction == 1,
             lists=(hand, sizes, known, unseen, fighting),
         )
 
@@ -287,8 +338,22 @@ class HeuristicAgent(Agent):
             raise ValueError("no legal action: the action mask is all zeros")
         if legal.size == 1:
             return int(legal[0])
-        v = BrawlView.decode(observation)
-        m = (np.asarray(action_mask) > 0).tolist()
+        return self._act(BrawlView.decode(observation), (np.asarray(action_mask) > 0).tolist())
+
+    def act_game(self, game: BrawlGame, seat: int) -> int:
+        """``act(*observe_state(game, seat))`` without building the observation (the same action and
+        the same draws of this agent's generator): the view is read from the game
+        (``BrawlView.from_game``). The search's rollouts call it when the information set's
+        observation is the env's standard one."""
+        mask = game.legal_action_mask(seat)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the action mask is all zeros")
+        if legal.size == 1:
+            return int(legal[0])
+        return self._act(BrawlView.from_game(game, seat), (mask > 0).tolist())
+
+    def _act(self, v: BrawlView, m: list[bool]) -> int:
         hand, sizes, _, _, fighting = v._lists()
         if v.phase == Phase.CHAOS_DIRECTION:
             cw, ccw = v.next_fighter(1), v.next_fighter(-1)

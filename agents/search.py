@@ -282,6 +282,9 @@ class SearchAgent(Agent):
         """(K, |legal|) rollout values, one game at a time through the engine vocabulary."""
         seat, n = information.seat, information.num_players
         out = np.zeros((len(dets), legal.size))
+        # an agent that reads the game itself (``act_game``, e.g. the Brawl heuristic) skips building the
+        # observation, where the information set's observation is the env's standard one (it says so)
+        standard = bool(getattr(information.observe, "standard_observation", False))
         for k, det in enumerate(dets):
             for j, action in enumerate(legal.tolist()):
                 state = det.clone()  # same determinization, same future chance, for every action
@@ -289,12 +292,12 @@ class SearchAgent(Agent):
                 agents = [self._make_rollout_agent(int(s.generate_state(1)[0])) for s in sub]
                 for a in agents:
                     a.reset()
+                move = _rollout_moves(information, agents, standard)
                 if self._stop is None:
                     state.apply_action(seat, int(action))
                     while not _ended(state):
                         p = state.current_player()
-                        obs, mask = information.observe(state, p)
-                        state.apply_action(p, agents[p].act(obs, mask))
+                        state.apply_action(p, move(state, p))
                     out[k, j] = information.value(state)[seat]
                     continue
                 marker = state.horizon_marker(self._stop)
@@ -302,11 +305,26 @@ class SearchAgent(Agent):
                 credit = state.horizon_value(self._stop, marker)
                 while credit is None and not _ended(state):
                     p = state.current_player()
-                    obs, mask = information.observe(state, p)
-                    state.apply_action(p, agents[p].act(obs, mask))
+                    state.apply_action(p, move(state, p))
                     credit = state.horizon_value(self._stop, marker)
                 out[k, j] = (information.value(state) if credit is None else credit)[seat]  # ended unclaimed: the game's value
         return out
+
+
+def _rollout_moves(information: InformationSet, agents: list[Agent], standard: bool) -> Callable[[Any, int], int]:
+    """``move(state, p)``: seat ``p``'s rollout action, ``agents[p].act`` on ``information.observe(state, p)``,
+    or ``agents[p].act_game(state, p)`` (the same action, read from the game) when the observation is the
+    standard one and the agent has it."""
+    fast = [getattr(a, "act_game", None) if standard else None for a in agents]
+
+    def move(state: Any, p: int) -> int:
+        f = fast[p]
+        if f is not None:
+            return f(state, p)
+        obs, mask = information.observe(state, p)
+        return agents[p].act(obs, mask)
+
+    return move
 
 
 BELIEF_TRIES = 32

@@ -223,6 +223,9 @@ class _BrawlTable:
         """(observation vector, action mask) of ``seat`` in any ``game`` (a determinization, say)."""
         return encode(game, seat), game.legal_action_mask(seat)
 
+    observe_state.standard_observation = True  # type: ignore[attr-defined]
+    """The game's own encoding: an agent's ``act_game`` may stand for ``act`` on it (the search's rollouts)."""
+
     def information_set(self, seat: int) -> InformationSet:
         return InformationSet.of(self.game, seat, self.config.num_players, self.observe_state)
 

@@ -138,7 +138,7 @@ class BrawlView:
         known = [flat[k * _ROW:(k + 1) * _ROW] for k in range(n)]
         discard, table = ints("discard"), ints("table")
         spent = r[_S["chaos_spent"].start]
-        seen = [hand[c] + discard[c] + table[c] + sum(row[c] for row in known) for c in range(_ROW)]
+        seen = [h + d + t + k for h, d, t, k in zip(hand, discard, table, map(sum, zip(*known)))]  # C loops over the rows
         seen[CHAOS] += spent
         sizes = ints("hand_sizes")[:n]
         total = sum(sizes) + r[_S["draw_pile"].start] + spent + sum(discard) + sum(table)
@@ -194,7 +194,7 @@ class BrawlView:
         for c in game.table:
             table[c] += 1
         spent = game.chaos_spent
-        seen = [hand[c] + discard[c] + table[c] + sum(row[c] for row in known) for c in range(_ROW)]
+        seen = [h + d + t + k for h, d, t, k in zip(hand, discard, table, map(sum, zip(*known)))]  # C loops over the rows
         seen[CHAOS] += spent
         total = sum(sizes) + len(game.draw_pile) + spent + sum(discard) + sum(table)
         deck = deck_of_size(total).tolist()

@@ -167,8 +167,13 @@ def test_a_cut_pool_state_and_history_are_reported_and_resume_goes_on(run: Path,
 def test_a_cut_config_does_not_resume_with_defaults(run: Path) -> None:
     config = run / "config.yaml"
     text = config.read_text()
-    config.write_text(text[: len(text) // 3])
+    lines = text.splitlines(keepends=True)
+    config.write_text("".join(lines[: len(lines) // 3]))  # cut at a line's end: valid YAML, keys missing
     with pytest.raises(ConfigError, match="config.yaml lacks .*damaged"):
+        load_config(None, [f"resume={run}"])
+    # cut anywhere (here within a line, wherever a third of the text ends: the run's path is in it): refused too
+    config.write_text(text[: len(text) // 3])
+    with pytest.raises(ConfigError, match=r"config.yaml (lacks .*damaged|is not valid YAML)"):
         load_config(None, [f"resume={run}"])
 
 

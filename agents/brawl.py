@@ -34,6 +34,7 @@ search figures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -138,12 +139,7 @@ class BrawlView:
         known = [flat[k * _ROW:(k + 1) * _ROW] for k in range(n)]
         discard, table = ints("discard"), ints("table")
         spent = r[_S["chaos_spent"].start]
-        seen = [h + d + t + k for h, d, t, k in zip(hand, discard, table, map(sum, zip(*known)))]  # C loops over the rows
-        seen[CHAOS] += spent
         sizes = ints("hand_sizes")[:n]
-        total = sum(sizes) + r[_S["draw_pile"].start] + spent + sum(discard) + sum(table)
-        deck = deck_of_size(total).tolist()
-        unseen = [max(deck[c] - seen[c], 0) for c in range(_ROW)]
         fighting = [x > 0.5 for x in o[_S["fighting"]][:n]]
 
         def first_max(name: str) -> int:
@@ -152,6 +148,22 @@ class BrawlView:
             return block.index(top) if top > 0 else -1
 
         phase = o[_S["phase"]]
+        return cls._of(hand, sizes, fighting, known, discard, table, spent, r[_S["draw_pile"].start],
+                       phase=Phase(phase.index(max(phase))), attack=first_max("attack"), attacker=first_max("attacker"),
+                       defender=first_max("defender"), combo=tuple(ints("combo")),
+                       battle_attacks=r[_S["battle_attacks"].start], direction_cw=o[_S["direction"].start] > 0.5)
+
+    @classmethod
+    def _of(cls, hand: list[int], sizes: list[int], fighting: list[bool], known: list[list[int]], discard: list[int],
+            table: list[int], spent: int, draw_pile: int, **battle: Any) -> BrawlView:
+        """The view from its counts as lists (relative seats), ``unseen`` computed here; ``battle``: the
+        phase, attack, attacker, defender, combo, battle_attacks and direction_cw fields."""
+        seen = [h + d + t + k for h, d, t, k in zip(hand, discard, table, map(sum, zip(*known)))]  # C loops over the rows
+        seen[CHAOS] += spent
+        total = sum(sizes) + draw_pile + spent + sum(discard) + sum(table)
+        deck = deck_of_size(total).tolist()
+        unseen = [max(deck[c] - seen[c], 0) for c in range(_ROW)]
+        n = len(sizes)
         return cls(
             num_players=n,
             hand=np.array(hand, dtype=np.int64),
@@ -159,14 +171,8 @@ class BrawlView:
             fighting=np.array(fighting, dtype=bool),
             known=np.array(known, dtype=np.int64).reshape(n, _ROW),
             unseen=np.array(unseen, dtype=np.int64),
-            phase=Phase(phase.index(max(phase))),
-            attack=first_max("attack"),
-            attacker=first_max("attacker"),
-            defender=first_max("defender"),
-            combo=tuple(ints("combo")),
-            battle_attacks=r[_S["battle_attacks"].start],
-            direction_cw=o[_S["direction"].start] > 0.5,
             lists=(hand, sizes, known, unseen, fighting),
+            **battle,
         )
 
     @classmethod
@@ -193,32 +199,15 @@ class BrawlView:
         table = [0] * _ROW
         for c in game.table:
             table[c] += 1
-        spent = game.chaos_spent
-        seen = [h + d + t + k for h, d, t, k in zip(hand, discard, table, map(sum, zip(*known)))]  # C loops over the rows
-        seen[CHAOS] += spent
-        total = sum(sizes) + len(game.draw_pile) + spent + sum(discard) + sum(table)
-        deck = deck_of_size(total).tolist()
-        unseen = [max(deck[c] - seen[c], 0) for c in range(_ROW)]
         b = game.battle
         combo = [0] * _ROW
         for c in b.pending or ():
             combo[c] += 1
-        return cls(
-            num_players=n,
-            hand=np.array(hand, dtype=np.int64),
-            hand_sizes=np.array(sizes, dtype=np.int64),
-            fighting=np.array(fighting, dtype=bool),
-            known=np.array(known, dtype=np.int64).reshape(n, _ROW),
-            unseen=np.array(unseen, dtype=np.int64),
-            phase=Phase(int(game.phase)),
-            attack=b.attack_card if b.attack_card != NO_CARD else -1,
-            attacker=(b.attacker - seat) % n if b.attacker != NO_SEAT else -1,
-            defender=(b.defender - seat) % n if b.defender != NO_SEAT else -1,
-            combo=tuple(combo),
-            battle_attacks=int(b.attacks),
-            direction_cw=game.direction == 1,
-            lists=(hand, sizes, known, unseen, fighting),
-        )
+        return cls._of(hand, sizes, fighting, known, discard, table, game.chaos_spent, len(game.draw_pile),
+                       phase=Phase(int(game.phase)), attack=b.attack_card if b.attack_card != NO_CARD else -1,
+                       attacker=(b.attacker - seat) % n if b.attacker != NO_SEAT else -1,
+                       defender=(b.defender - seat) % n if b.defender != NO_SEAT else -1,
+                       combo=tuple(combo), battle_attacks=int(b.attacks), direction_cw=game.direction == 1)
 
     def _lists(self) -> tuple:
         if self.lists:

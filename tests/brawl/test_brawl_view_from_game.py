@@ -26,9 +26,12 @@ def _same(a: BrawlView, b: BrawlView) -> None:
             assert x.dtype == y.dtype and x.shape == y.shape and (x == y).all(), f.name
         else:
             assert x == y and type(x) is type(y), f.name
-    for x, y in zip(a._lists(), b._lists()):
-        assert x == y and [type(v) for v in np.ravel(np.array(x, dtype=object))] == \
-            [type(v) for v in np.ravel(np.array(y, dtype=object))]
+    assert _typed(a._lists()) == _typed(b._lists())  # the heuristic's lists: equal, and of the same types
+
+
+def _typed(x: object) -> object:
+    """``x`` with every number paired with its type (``True == 1`` would hide a bool read as an int)."""
+    return [_typed(v) for v in x] if isinstance(x, (list, tuple)) else (type(x), x)
 
 
 @pytest.mark.parametrize("rules", ["standard", "classic"])

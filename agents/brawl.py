@@ -53,7 +53,16 @@ from fight_envs.games.brawl.cards import (
     element_of,
 )
 from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SLICES, encode
-from fight_envs.games.brawl.rules import CLOCKWISE, COUNTER_CLOCKWISE, MAX_PLAYERS, NO_CARD, NO_SEAT, PASS, BrawlGame, Phase
+from fight_envs.games.brawl.rules import (
+    CLOCKWISE,
+    COUNTER_CLOCKWISE,
+    MAX_PLAYERS,
+    NO_CARD,
+    NO_SEAT,
+    PASS,
+    BrawlGame,
+    Phase,
+)
 
 GAME = "brawl"
 CHAOS_THREAT = 2

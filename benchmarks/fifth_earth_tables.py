@@ -10,7 +10,8 @@ deals)``, every seat rotation, agents seeded by ``agent_seed``) directly on the 
 observation ``encode`` gives and the mask ``legal_action_mask`` gives, i.e. the same games as
 ``evaluate(lambda: fifth_earth_v0.env(num_players=n, **opts), [agent, opponent x (n - 1)], deals,
 seed)``, faster. It prints the agent's share of the campaigns (1 per sole win, 1/k per shared one;
-95% normal interval over per-deal means, as ``evaluate``), its share of the destinations claimed,
+95% normal interval over per-deal means, as ``evaluate``), the share of deals split (its seatings did
+not all give it the same credit: at 2 players, each seat won once), its share of the destinations claimed,
 its battle win rate by the number of players still in the destination (the final is 2), split by
 challenger and challenged, and the share of lay decisions (every seat) that offer a run.
 
@@ -53,6 +54,7 @@ from fight_envs.games.fifth_earth.rules import (
 _CHALLENGE = re.compile(r"^P(\d+) challenges P(\d+)$")
 _WINS = re.compile(r"^P(\d+) wins the battle$")
 _SEEDING = re.compile(r"^round \d+ seeding roll: (.*)$")
+_BYE = re.compile(r"^P(\d+) has a bye$")
 
 
 class _Oracle:
@@ -127,6 +129,25 @@ def battles(events: list) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def bye_finals(events: list) -> list[int]:
+    """For every final (two players left) one of whose players had the bye in the round before it:
+    1 if that player won the final, else 0 (knockout only; a royale has no byes)."""
+    out, bye, alive, last_bye = [], None, 0, None
+    for e in events:
+        if not isinstance(e, str):
+            continue
+        if m := _SEEDING.match(e):
+            alive, last_bye, bye = len(m.group(1).split(", ")), bye, None
+            if alive != 2:
+                last_bye = None
+        elif m := _BYE.match(e):
+            bye = int(m.group(1))
+        elif (m := _WINS.match(e)) and alive == 2 and last_bye is not None:
+            out.append(int(int(m.group(1)) == last_bye))
+            last_bye = None
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, required=True)
@@ -143,7 +164,7 @@ def main() -> None:
     config = FifthEarthConfig(num_players=n, **opts)
     # agent i: 0 the one measured, 1..n-1 the opponents (seeds as make_agent(name, game, i + 1) would get)
     agents = [make(args.agent, 1, **ast.literal_eval(args.agent_kw))] + [make(args.opponent, 2 + i) for i in range(n - 1)]
-    per_deal, claimed, lays, runs, my_lays, my_runs = [], [], 0, 0, 0, 0
+    per_deal, claimed, lays, runs, my_lays, my_runs, split, byes = [], [], 0, 0, 0, 0, 0, []
     fought: dict[tuple[int, str], list[int]] = {}
     t0 = time.process_time()
     for s in deal_seeds(args.seed, args.deals):
@@ -176,11 +197,13 @@ def main() -> None:
             top = np.flatnonzero(won == won.max())
             credit.append(1.0 / top.size if me in top else 0.0)
             claimed.append(won[me] / config.num_destinations)
+            byes += bye_finals(game._events)
             for alive, challenged, challenger, winner in battles(game._events):
                 if me in (challenged, challenger):
                     role = "challenger" if me == challenger else "challenged"
                     fought.setdefault((alive, role), []).append(int(winner == me))
         per_deal.append(float(np.mean(credit)))
+        split += min(credit) < max(credit)
     x = np.array(per_deal)
     half = Z95 * float(x.std(ddof=1)) / np.sqrt(x.size) if x.size > 1 else float("nan")
     by_round = {}
@@ -192,15 +215,18 @@ def main() -> None:
     result = {"players": n, "deals": args.deals, "games": x.size * n, "seed": args.seed, "agent": args.agent,
               "opponent": args.opponent, "options": opts, "share": float(x.mean()),
               "share_ci": [float(x.mean() - half), float(x.mean() + half)], "even_share": 1 / n,
-              "destinations_claimed": float(np.mean(claimed)), "battle_win": float(np.mean(allb)),
+              "deals_split": split / max(len(per_deal), 1), "destinations_claimed": float(np.mean(claimed)), "battle_win": float(np.mean(allb)),
               "battles": len(allb), "battle_win_by_players_left": by_round,
               "lay_decisions_offering_a_run": runs / max(lays, 1),
+              "bye_final_win": float(np.mean(byes)) if byes else None, "bye_finals": len(byes),
               "own_lay_decisions_offering_a_run": my_runs / max(my_lays, 1), "agent_kw": args.agent_kw, "cpu_s": round(time.process_time() - t0, 1)}
     print(f"{args.agent}{args.agent_kw if args.agent_kw != '{}' else ''} vs {n - 1} x {args.opponent}, {n} players, {args.deals} deals x {n} seatings {opts or ''}: "
           f"share {result['share']:.3f} [{result['share_ci'][0]:.3f}, {result['share_ci'][1]:.3f}] (even {1 / n:.3f}), "
+          f"deals split {result['deals_split']:.3f}, "
           f"destinations claimed {result['destinations_claimed']:.3f}, battles won {result['battle_win']:.3f} "
           f"of {len(allb)}, runs offered {result['lay_decisions_offering_a_run']:.3f} "
-          f"(its own decisions {result['own_lay_decisions_offering_a_run']:.3f})")
+          f"(its own decisions {result['own_lay_decisions_offering_a_run']:.3f})"
+          + (f", the bye player won {result['bye_final_win']:.3f} of {len(byes)} finals" if byes else ""))
     for alive, v in by_round.items():
         print(f"  {alive} players left: battles won {v['win']:.3f} of {v['battles']}"
               + "".join(f", as {role} {v[role]:.3f}" for role in ("challenger", "challenged") if role in v))

@@ -21,8 +21,8 @@ one player lays character cards face down (one card, or stages 1..k of one chara
 other sees *how many* and answers, both roll the dice (a double draws a power card), the higher
 total wins and the loser's cards (standard: into the winner's first-use pile; classic: into its
 hand). ``format="royale"`` plays the rulebook's battle-royale alternative: everyone in one
-battle. The game is ``num_destinations`` destinations long (standard 5, classic 1); most
-destinations wins.
+battle. The game is ``num_destinations`` destinations long (standard 25, the rulebook's whole
+campaign; classic 1); most destinations wins.
 
 **Turns** (AEC): one decision per step: choosing the destination, choosing whom to challenge,
 or laying. Under ``ask="choices"`` (standard) a decision with one legal action, and the

@@ -16,8 +16,8 @@ CASES = {
     "5p_seed3": ({"num_players": 5, "rules": "classic"}, 3),
     "4p_royale_two_destinations_seed11": ({"num_players": 4, "format": "royale", "num_destinations": 2,
                                            "rules": "classic"}, 11),
-    "standard_2p_seed5": ({"num_players": 2}, 5),
-    "standard_5p_seed9": ({"num_players": 5}, 9),
+    "standard_2p_seed5": ({"num_players": 2}, 5),  # the standard default: the whole campaign, 25 destinations
+    "standard_5p_seed9": ({"num_players": 5, "num_destinations": 5}, 9),  # five destinations keep the file small
 }
 
 

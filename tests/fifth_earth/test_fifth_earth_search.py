@@ -78,9 +78,11 @@ def hide_differently(game: FifthEarthGame, me: int, rng: np.random.Generator) ->
     return v
 
 
+# Five destinations, not the default campaign's 25: the checks are of single states, and every state a
+# longer campaign reaches is of a kind the first five destinations reach (checked at every few steps).
 CONFIGS = [
-    FifthEarthConfig(num_players=2),
-    FifthEarthConfig(num_players=3),
+    FifthEarthConfig(num_players=2, num_destinations=5),
+    FifthEarthConfig(num_players=3, num_destinations=5),
     FifthEarthConfig(num_players=4, format="royale", won_cards="spoils"),
     FifthEarthConfig(num_players=5, num_destinations=2),
 ]
@@ -124,7 +126,7 @@ def test_a_determinization_plays_on_to_the_end_with_every_card_in_one_place() ->
 
 
 def test_clone_is_independent_and_continues_identically() -> None:
-    for game in games(FifthEarthConfig(num_players=3), 4, stride=5):
+    for game in games(FifthEarthConfig(num_players=3, num_destinations=5), 4, stride=5):
         c = game.clone()
         assert state_of(c) == state_of(game)
         if c.is_terminal():
@@ -239,7 +241,7 @@ def test_before_lay_shows_the_layer_exactly_what_it_saw_when_it_laid(num_players
     lay it made changes nothing while a lay of another count is refused."""
     from fight_envs.envs.fifth_earth import observe_state
 
-    config = FifthEarthConfig(num_players=num_players)
+    config = FifthEarthConfig(num_players=num_players, num_destinations=5)
     checked = 0
     for seed in range(6):
         game = FifthEarthGame(config)

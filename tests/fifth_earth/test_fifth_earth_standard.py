@@ -52,7 +52,7 @@ def test_standard_is_the_default_and_classic_keeps_the_first_reading() -> None:
     std = FifthEarthConfig(num_players=2)
     assert std.rules == "standard"
     assert (std.num_destinations, std.characters, std.won_cards, std.out_of_cards, std.between_rounds, std.cap,
-            std.ask) == (5, 6, "rest", "hand", "redeal", "fights", "choices")
+            std.ask) == (25, 6, "rest", "hand", "redeal", "fights", "choices")
     assert FifthEarthConfig(num_players=2, format="royale").won_cards == "spoils", "a royale keeps won cards aside"
     assert FifthEarthConfig(num_players=6).characters == 14
     classic = FifthEarthConfig(num_players=2, rules="classic")

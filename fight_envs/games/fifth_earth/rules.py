@@ -63,7 +63,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "classic": {"num_destinations": 1, "characters": None, "won_cards": "hand", "out_of_cards": "hand",
                 "between_rounds": "keep", "cap": "cards", "ask": "all"},
     # The design of seeds/fifth_earth.md section 8: skill over the luck of the deal (measured there).
-    "standard": {"num_destinations": 5, "characters": "2n+2", "won_cards": "rest", "out_of_cards": "hand",
+    "standard": {"num_destinations": 25, "characters": "2n+2", "won_cards": "rest", "out_of_cards": "hand",
                  "between_rounds": "redeal", "cap": "fights", "ask": "choices"},
 }
 """What each ``rules`` preset sets; an option given explicitly overrides its preset."""

@@ -85,6 +85,10 @@ class RandomAgent(Agent):
             raise ValueError("no legal action: the action mask is all zeros")
         return int(legal[self.rng.integers(legal.size)])
 
+    reads_mask_only = True
+    """It never looks at the observation: a search's rollouts hand it the engine's
+    ``legal_action_mask`` (what every env's mask is) and skip encoding the observation."""
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, dtype=np.float64)
         if np.any(masks.sum(axis=1) == 0):

@@ -316,11 +316,16 @@ def _rollout_moves(information: InformationSet, agents: list[Agent], standard: b
     or ``agents[p].act_game(state, p)`` (the same action, read from the game) when the observation is the
     standard one and the agent has it."""
     fast = [getattr(a, "act_game", None) if standard else None for a in agents]
+    # an agent that reads only the mask (random) gets the engine's mask, which is the mask of every
+    # observe (``InformationSet.observe``): the same action, without encoding an observation
+    mask_only = [bool(getattr(a, "reads_mask_only", False)) for a in agents]
 
     def move(state: Any, p: int) -> int:
         f = fast[p]
         if f is not None:
             return f(state, p)
+        if mask_only[p]:
+            return agents[p].act(None, state.legal_action_mask(p))
         obs, mask = information.observe(state, p)
         return agents[p].act(obs, mask)
 

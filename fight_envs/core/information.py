@@ -76,7 +76,8 @@ class InformationSet:
     state: SearchableGame
     """A determinization (seed ``INFORMATION_SET_SEED``): holds none of the true hidden state."""
     observe: Callable[[SearchableGame, int], tuple[np.ndarray, np.ndarray]]
-    """``observe(state, seat)``: that seat's (observation vector, int8 action mask), as the env encodes them."""
+    """``observe(state, seat)``: that seat's (observation vector, int8 action mask), as the env encodes them;
+    the mask is always ``state.legal_action_mask(seat)`` (agents that read only the mask rely on it)."""
     value: Callable[[SearchableGame], np.ndarray] = lambda state: win_credit(state.returns())
     """Per-seat value of a finished state, what evaluation counts (default: win credit of ``returns()``)."""
 

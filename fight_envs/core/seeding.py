@@ -21,3 +21,16 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
         raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
     seed = int(seed)
     return np.random.default_rng(seed), seed
+
+
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in ``rng``'s exact state (the same future draws).
+
+    Equal to ``copy.deepcopy(rng)`` and about twice as fast (searches clone a game per rollout): a
+    fresh bit generator of the same kind takes the state dict, which holds everything, the
+    buffered 32-bit half included.
+    """
+    bg = rng.bit_generator
+    fresh = type(bg)()
+    fresh.state = bg.state
+    return np.random.Generator(fresh)

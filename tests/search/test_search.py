@@ -211,3 +211,34 @@ def test_rollouts_stop_at_a_step_limit() -> None:
     assert not state.is_terminal()
     action = agent.act_with_information(obs["observation"], obs["action_mask"], info)
     assert obs["action_mask"][action]
+
+
+@pytest.mark.parametrize("game", ("fight5",) + OTHER_GAMES)
+def test_random_rollouts_read_the_engine_mask_and_value_actions_as_through_the_observation(
+        game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The random rollout agent skips the observation (``reads_mask_only``): the values must be those of
+    the observed path, so every env's mask must be its engine's ``legal_action_mask``."""
+    if game != "fight5" and not searchable(game):
+        pytest.skip(f"the {game} engine has no determinize()/information_set yet")
+    from fight_envs.agents.base import RandomAgent
+    from fight_envs.registry import make
+
+    env = make(f"{game}_v0", api="raw", num_players=2)
+    env.reset(seed=11)
+    compared = 0
+    for aid in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or compared == 3:
+            break
+        legal = np.flatnonzero(obs["action_mask"])
+        if legal.size > 1:
+            info = env.unwrapped.information_set(aid)
+            values = []
+            for fast in (True, False):
+                monkeypatch.setattr(RandomAgent, "reads_mask_only", fast)
+                agent = make_agent("search:sims=8,rollout=random,backend=generic", game=game, seed=4)
+                values.append(agent.action_values(info, legal))
+            np.testing.assert_array_equal(values[0], values[1])
+            compared += 1
+        env.step(int(legal[0]))
+    assert compared > 0

@@ -21,7 +21,6 @@ Design choices where the rulebook is silent are listed, each with its test, in
 
 from __future__ import annotations
 
-import copy
 import struct
 from dataclasses import dataclass, field
 from itertools import compress
@@ -31,6 +30,7 @@ import numpy as np
 
 from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
 from fight_envs.core.records import safe_repr
+from fight_envs.core.seeding import copy_rng
 from fight_envs.games.fifth_earth.cards import (
     DEFAULT_CARDS,
     NUM_CARDS,
@@ -650,7 +650,7 @@ class FifthEarthGame:
         if b is not None:
             g.battle = Battle(list(b.players), b.fight, b.first, list(b.lay_order),
                               {p: list(c) for p, c in b.laid.items()}, dict(b.wins))
-        g.rng = copy.deepcopy(self.rng)
+        g.rng = copy_rng(self.rng)
         return g
 
     def determinize(self, seat: int, rng: np.random.Generator) -> FifthEarthGame:

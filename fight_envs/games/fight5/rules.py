@@ -12,13 +12,13 @@ step 4). Players may fill their slots in any interleaving; the result does not d
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
+from fight_envs.core.seeding import copy_rng
 from fight_envs.games.fight5.cards import (
     DEFAULT_CARDS,
     NUM_RANKS,
@@ -416,7 +416,7 @@ class Fight5Game:
             return new
         for name in self._PUBLIC_ARRAYS + ("hands", "committed", "set_aside"):
             d[name] = src[name].copy()
-        d["rng"] = copy.deepcopy(self.rng)
+        d["rng"] = copy_rng(self.rng)
         d["fixed_deals"] = list(self.fixed_deals)
         d["bout_points"] = [p.copy() for p in self.bout_points]
         d["actions"] = list(self.actions)

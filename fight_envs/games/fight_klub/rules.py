@@ -14,7 +14,6 @@ data (``cards.Effect``) interpreted by :meth:`FightKlubGame._resolve`.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from fight_envs.core.errors import ConfigError, DealError, IllegalActionError
+from fight_envs.core.seeding import copy_rng
 from fight_envs.games.fight_klub.cards import (
     COLORS,
     SKIRMISH_TYPES,
@@ -347,7 +347,7 @@ class FightKlubGame:
     def clone(self) -> FightKlubGame:
         """An independent copy (its generator included): the same deal and every decision replayed."""
         g = FightKlubGame(self.pool, self.decks, self.config)
-        g._deal(copy.deepcopy(self.rng), self.first_drop, self.orders_used)
+        g._deal(copy_rng(self.rng), self.first_drop, self.orders_used)
         g._run_script(self.script, moots=self.moots)
         return g
 

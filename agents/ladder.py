@@ -53,7 +53,9 @@ ONE_LINE_RULES: dict[str, tuple[str, ...]] = {
 """Each game's simplest sensible one-line rule agents, by registry name."""
 SEARCH_BUDGETS: dict[str, tuple[str, str]] = {
     "fight5": ("search:sims=16,horizon=bout,tail=greedy", "search:sims=48,horizon=bout,tail=greedy"),
-    "fifth_earth": ("search:sims=8,rollout=random", "search:sims=32,rollout=random"),
+    # Fifth-Earth: rollouts to the current destination's claim (horizon=destination): a rollout to the end of the
+    # 25-destination campaign plays out every later destination for each early decision (seeds/fifth_earth.md section 8).
+    "fifth_earth": ("search:sims=8,rollout=random,horizon=destination", "search:sims=32,rollout=random,horizon=destination"),
     # Brawl: heuristic rollouts with keep=2 (the heuristic's action unless another is clearly better): without it
     # the noisy win-or-lose values made search play worse than its rollout policy (seeds/brawl.md section 9).
     "brawl": ("search:sims=8,keep=2", "search:sims=24,keep=2"),

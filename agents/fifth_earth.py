@@ -131,7 +131,7 @@ class HeuristicAgent(Agent):
 
     History. v5 (this) adds to v4 the style read from the last lay (v4 took every single laid
     first as its layer's weakest card with weight 0.8 and otherwise uniform; its answers were
-    worse than random ones in self-play, ``docs/ladder_fifth_earth.md``), the power cards in
+    worse than random ones in self-play, on the ladder of 2026-12-01, since regenerated), the power cards in
     ``P(win)``, the weakest single laid first against a thrower, and the ``rest_power`` option;
     v4 scored 0.715 [0.696, 0.733] against ``strongest_single``, 0.570 [0.549, 0.590] against
     ``cheapest_beat`` and 0.488, 0.450, 0.358, 0.337 against random play at 3 to 6 players on

@@ -6,7 +6,9 @@ against ``random``: the trained agent must win at least 60% with the 95% interva
 weighs differently per game: Fifth-Earth's heuristic beats random only about 0.69 of the time; measured
 on the rules of 2026-12-01, 60k decisions: Brawl passed, Fifth-Earth 0.630 [0.565, 0.695]; Fight Klub
 0.720 [0.662, 0.778] on 2026-12-02; Fifth-Earth on the whole campaign of 25 destinations, 2026-12-02:
-0.635 [0.566, 0.704] with its recipe's ``reward: destination``, 0.550 [0.485, 0.615] with ``outcome``).
+0.635 [0.566, 0.704] with its recipe's ``reward: destination``, 0.550 [0.485, 0.615] with ``outcome``;
+with the heuristic-heavy opponent mix of the recipe since 2026-12-02, 0.585 [0.514, 0.656] after 60k decisions,
+so Fifth-Earth trains 150k here, which passed in 90 s).
 Nothing here is specific to a game's rules, so the test follows each game as it changes.
 Run: ``python -m pytest -q -m slow tests/train/test_learns_every_game.py``.
 """
@@ -31,7 +33,7 @@ RUNS = {
     # game: (config, learner decisions, extra overrides)
     "fight5": ("fight5_selfplay_batched.yaml", 60_000, []),
     "brawl": ("brawl_selfplay_2p.yaml", 60_000, []),
-    "fifth_earth": ("fifth_earth_selfplay_2p.yaml", 60_000, []),
+    "fifth_earth": ("fifth_earth_selfplay_2p.yaml", 150_000, []),
     "fight_klub": ("fight_klub_selfplay_2p.yaml", 60_000, []),
 }
 DEALS = 100

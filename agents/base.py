@@ -87,7 +87,8 @@ class RandomAgent(Agent):
 
     reads_mask_only = True
     """It never looks at the observation: a search's rollouts hand it the engine's
-    ``legal_action_mask`` (what every env's mask is) and skip encoding the observation."""
+    ``legal_action_mask`` (what every env's mask is) and skip encoding the observation. A subclass
+    whose ``act`` reads the observation must set this to False."""
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, dtype=np.float64)

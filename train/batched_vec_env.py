@@ -90,6 +90,13 @@ class _Handler:
     def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
         raise NotImplementedError
 
+    def act_engines(self, engines: list[Any], seats: list[int], games: np.ndarray) -> np.ndarray | None:
+        """The actions ``act`` would take on these seats' observations, read from the games' engines by the
+        agent's ``act_game`` (``fight_envs.agents.brawl.HeuristicAgent.act_game``: the same action and the
+        same draws of its generator), so that no observation is encoded for it; None where the agent has
+        no ``act_game``. The caller checks that the env's observation is the engine's standard one."""
+        return None
+
     def start_games(self, games: np.ndarray, seat: int, rng: np.random.Generator) -> None:
         """Games ``games`` (env indices) start with this opponent in ``seat``."""
 
@@ -121,6 +128,12 @@ class _BatchHandler(_Handler):
     def act(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
         return np.asarray(self.agent.act_batch(obs, masks), dtype=np.int64)
 
+    def act_engines(self, engines: list[Any], seats: list[int], games: np.ndarray) -> np.ndarray | None:
+        act_game = getattr(self.agent, "act_game", None)
+        if act_game is None:
+            return None
+        return np.array([act_game(g, s) for g, s in zip(engines, seats)], dtype=np.int64)  # act_batch's row order
+
 
 class _PerGameHandler(_Handler):
     """A scripted agent with per-game memory: its own instance per (game, seat)."""
@@ -150,6 +163,14 @@ class _PerGameHandler(_Handler):
         if group is not None:
             return np.asarray(group(agents, obs, masks), dtype=np.int64)
         return np.array([a.act(o, m) for a, o, m in zip(agents, obs, masks)], dtype=np.int64)
+
+    def act_engines(self, engines: list[Any], seats: list[int], games: np.ndarray) -> np.ndarray | None:
+        agents = [self.agents[(g, s)] for g, s in zip(games.tolist(), seats)]
+        if not agents or getattr(type(agents[0]), "act_group", None) is not None:
+            return None  # a group plan reads the observations
+        if not all(hasattr(a, "act_game") for a in agents):
+            return None
+        return np.array([a.act_game(g, s) for a, g, s in zip(agents, engines, seats)], dtype=np.int64)
 
 
 def _is_stateful(agent: Agent) -> bool:

@@ -14,7 +14,9 @@ DummyVecEnv's buffers per env, one call per env per step) and, above all, the op
 one-decision-at-a-time calls: here, after the learner's moves, every game waiting for an opponent
 is grouped by the opponent policy in its acting seat, and each policy acts **once for all its
 games** (``act_batch``: one forward pass of a frozen snapshot for all games' opponent seats; a
-scripted baseline's ``act_batch``, which loops where the agent has no vectorised form). With
+scripted baseline's ``act_batch``, which loops where the agent has no vectorised form; a scripted
+baseline with ``act_game``, the Brawl heuristic, reads each game's engine instead of an encoded
+observation, the same action and draws, when the env's observation is the engine's standard one). With
 many games per process, the learner's own forward pass in ``collect_rollouts`` is batched over
 many rows too.
 
@@ -75,6 +77,14 @@ LEARNER_SEATS = ("random", "rotate")
 def game_name(env_name: str) -> str:
     """``brawl_v0`` -> ``brawl``: the game the pool's baselines are built for."""
     return env_name.rsplit("_v", 1)[0]
+
+
+def standard_observation(env: Any) -> bool:
+    """True when ``env``'s observations are its engine's standard encoding (its ``observe_state`` says
+    ``standard_observation``, as the search's rollouts check): a scripted opponent's ``act_game`` on
+    ``env.game`` then takes the action its ``act`` would take on the observation."""
+    observe_state = getattr(getattr(env, "table", None), "observe_state", None)
+    return bool(getattr(observe_state, "standard_observation", False)) and hasattr(env, "game")
 
 
 class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
@@ -148,6 +158,7 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._started = False
         self.rng = np.random.default_rng(seed)
         self.book = _OpponentBook(self.manifest_path, self.rng, self.game)
+        self._standard = all(standard_observation(e) for e in self.envs)
 
     # ------------------------------------------------------------------ VecEnv API
     def seed(self, seed: int | None = None) -> Sequence[None | int]:  # type: ignore[override]
@@ -259,15 +270,18 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
                 games = np.array([i for i, _ in rows])
                 seats = np.array([envs[i].possible_agents.index(agent) for i, agent in rows])
                 engines = [getattr(envs[i], "game", None) for i in games.tolist()]
-                if not handler.needs_observation and all(hasattr(g, "legal_action_mask") for g in engines):
-                    # a mask-only policy (random): the engine's mask, without encoding an observation
-                    masks = np.stack([g.legal_action_mask(s) for g, s in zip(engines, seats.tolist())])
-                    obs = np.zeros((len(rows), 0), dtype=np.float32)
-                else:
-                    observed = [envs[i].observe(agent) for i, agent in rows]
-                    obs = np.stack([o["observation"] for o in observed])
-                    masks = np.stack([o["action_mask"] for o in observed])
-                acts = handler.act(obs, masks, games, seats)
+                # a scripted agent that reads the engine as it would the observation (act_game): nothing encoded
+                acts = handler.act_engines(engines, seats.tolist(), games) if self._standard else None
+                if acts is None:
+                    if not handler.needs_observation and all(hasattr(g, "legal_action_mask") for g in engines):
+                        # a mask-only policy (random): the engine's mask, without encoding an observation
+                        masks = np.stack([g.legal_action_mask(s) for g, s in zip(engines, seats.tolist())])
+                        obs = np.zeros((len(rows), 0), dtype=np.float32)
+                    else:
+                        observed = [envs[i].observe(agent) for i, agent in rows]
+                        obs = np.stack([o["observation"] for o in observed])
+                        masks = np.stack([o["action_mask"] for o in observed])
+                    acts = handler.act(obs, masks, games, seats)
                 for (i, _), a in zip(rows, acts.tolist()):
                     envs[i].step(int(a))
                 again.extend(games.tolist())

@@ -157,16 +157,16 @@ def test_rotate_fixes_the_learner_seat() -> None:
 
 def test_opponents_act_in_one_batched_call_per_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With many games waiting on the same scripted baseline, it is called once per round for all of them."""
-    from fight_envs.agents.brawl import HeuristicAgent
+    from fight_envs.train.batched_vec_env import _BatchHandler
 
     calls: list[int] = []
-    original = HeuristicAgent.act_batch
+    original = _BatchHandler.act_engines
 
-    def counted(self: HeuristicAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        calls.append(len(observations))
-        return original(self, observations, masks)
+    def counted(self: _BatchHandler, engines: list[Any], seats: list[int], games: np.ndarray) -> np.ndarray | None:
+        calls.append(len(engines))
+        return original(self, engines, seats, games)
 
-    monkeypatch.setattr(HeuristicAgent, "act_batch", counted)
+    monkeypatch.setattr(_BatchHandler, "act_engines", counted)
     manifest = write_manifest(tmp_path / "manifest.json", "brawl", {"heuristic": 1.0})
     vec = MultiGameVecEnv("brawl_v0", 16, [2], manifest_path=manifest, seed=0)
     vec.reset()
@@ -175,6 +175,43 @@ def test_opponents_act_in_one_batched_call_per_policy(tmp_path: Path, monkeypatc
         vec.step(random_actions(vec.action_masks(), rng))
     assert calls and max(calls) > 1  # several games in one call
     assert sum(calls) / len(calls) > 4
+
+
+@pytest.mark.parametrize("counts", [[2], [3, 5]])
+def test_engine_read_opponents_play_as_on_observations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       counts: list[int]) -> None:
+    """The Brawl heuristic reads each game's engine (``act_game``), so only the learners' observations are
+    encoded, and the rollout (observations, masks, rewards, ends, infos) is the one it plays on encoded
+    observations."""
+    manifest = write_manifest(tmp_path / "manifest.json", "brawl", {"heuristic": 0.6, "random": 0.2,
+                                                                     "first_legal": 0.2})
+
+    def rollout(engine: bool) -> tuple[list[Any], list[str]]:
+        vec = MultiGameVecEnv("brawl_v0", 6, counts, manifest_path=manifest, seed=3)
+        assert vec._standard
+        vec._standard = engine
+        observed: list[str] = []
+        for env in vec.envs:
+            observe = env.observe
+            monkeypatch.setattr(env, "observe", lambda agent, observe=observe: (observed.append(agent), observe(agent))[1])
+        out: list[Any] = [vec.reset(), vec.action_masks()]
+        rng = np.random.default_rng(0)
+        for _ in range(150):
+            obs, rewards, dones, infos = vec.step(random_actions(vec.action_masks(), rng))
+            out += [obs, vec.action_masks(), rewards, dones,
+                    [{k: v for k, v in info.items() if k != "episode"} for info in infos]]  # episode["t"]: a clock
+        return out, observed
+
+    fast, fast_observed = rollout(True)
+    slow, slow_observed = rollout(False)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert repr(a) == repr(b)
+    assert sum(int(d.sum()) for d in fast[5::5]) >= 6  # games ended and restarted along the way
+    assert len(fast_observed) < len(slow_observed)  # the heuristic's observations were not encoded
 
 
 def test_random_opponents_never_encode_observations(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -254,6 +254,10 @@ class BrawlView:
             return 1.0
         hidden = sizes[seat] - sum(known[seat])
         pool, good = sum(unseen), unseen[card]
+        # more hidden cards than unseen ones happens only for my own seat (relative 0), whose hand the unseen
+        # pool leaves out: the follow-up after a DODGE scores against it (the known flaw in HeuristicAgent)
+        # and at tables of BIG_TABLE this divided by comb(pool, hidden) = 0. Drawing the whole pool is the limit.
+        hidden = min(hidden, pool)
         if hidden < need or good < need:
             return 0.0
         # P(X >= need), X hypergeometric(pool, good, hidden)

@@ -77,3 +77,28 @@ def test_heuristic_beats_the_one_line_rules_at_two_fighters_slow(rule: str) -> N
     agents = [HeuristicAgent(0), make_agent(rule, game="brawl", seed=1)]
     result = evaluate(lambda: brawl_v0.env(num_players=2), agents, num_deals=500, seed=2026)
     assert result.stats[0].win_ci[0] > 0.58, result.stats[0]  # measured 0.689 and 0.788 over 1,000 deals (0.781, 0.904 with combo="single")
+
+
+def test_p_copies_of_my_own_seat_when_my_hand_outnumbers_the_unseen_cards() -> None:
+    """The heuristic's follow-up after a DODGE scores against my own seat (its documented flaw); at five
+    fighters that asked ``p_copies`` of seat 0, whose hidden cards (my hand, which ``unseen`` leaves out)
+    can outnumber the unseen ones: it divided by comb(pool, hidden) = 0 and crashed a training run."""
+    from fight_envs.agents.brawl import BrawlView
+    from fight_envs.games.brawl.cards import DEFAULT_CARDS
+
+    deck = DEFAULT_CARDS.deck.tolist()
+    rest = [c for c, k in enumerate(deck) for _ in range(k)]
+    hand, others, draw, discard = rest[:10], rest[10:14], rest[14:16], rest[16:]
+
+    def counts(cards: list[int]) -> list[int]:
+        return [cards.count(c) for c in range(len(deck))]
+
+    zero = [0] * len(deck)
+    view = BrawlView._of(counts(hand), [10, 1, 1, 1, 1], [True] * 5, [zero] + [counts([c]) for c in others],
+                         counts(discard), zero, 0, len(draw), phase=0, attack=-1, attacker=-1, defender=-1,
+                         combo=tuple(zero), battle_attacks=0, direction_cw=True)
+    assert view.unseen.tolist() == counts(draw)  # 2 unseen cards, 10 "hidden" in seat 0
+    for card in range(8):
+        p = view.p_copies(0, card, 1)
+        assert p == (1.0 if card in draw else 0.0)  # the whole pool drawn: held exactly when unseen
+    assert view.p_copies(0, draw[0], 3) == 0.0

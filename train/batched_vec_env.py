@@ -94,7 +94,8 @@ class _Handler:
         """The actions ``act`` would take on these seats' observations, read from the games' engines by the
         agent's ``act_game`` (``fight_envs.agents.brawl.HeuristicAgent.act_game``: the same action and the
         same draws of its generator), so that no observation is encoded for it; None where the agent has
-        no ``act_game``. The caller checks that the env's observation is the engine's standard one."""
+        no ``act_game`` (and for agents with per-game memory: no such agent has one yet). The caller checks
+        that the env's observation is the engine's standard one."""
         return None
 
     def start_games(self, games: np.ndarray, seat: int, rng: np.random.Generator) -> None:
@@ -163,14 +164,6 @@ class _PerGameHandler(_Handler):
         if group is not None:
             return np.asarray(group(agents, obs, masks), dtype=np.int64)
         return np.array([a.act(o, m) for a, o, m in zip(agents, obs, masks)], dtype=np.int64)
-
-    def act_engines(self, engines: list[Any], seats: list[int], games: np.ndarray) -> np.ndarray | None:
-        agents = [self.agents[(g, s)] for g, s in zip(games.tolist(), seats)]
-        if not agents or getattr(type(agents[0]), "act_group", None) is not None:
-            return None  # a group plan reads the observations
-        if not all(hasattr(a, "act_game") for a in agents):
-            return None
-        return np.array([a.act_game(g, s) for a, g, s in zip(agents, engines, seats)], dtype=np.int64)
 
 
 def _is_stateful(agent: Agent) -> bool:

@@ -6,7 +6,8 @@ model, before the first rollout:
 
 1. :func:`collect` plays ``games`` games of the env (player counts of ``env.num_players`` in turn,
    seed ``seed``): one seat, drawn per game, is the ``teacher`` (a baseline, by default the
-   ``heuristic``), every other seat an opponent drawn from ``pretrain.opponents`` (baselines by
+   ``heuristic``; a planner such as ``search:sims=24`` plays from its seat's information set, as in
+   ``fight_envs.agents.arena.play_game``, which distils the search into the policy), every other seat an opponent drawn from ``pretrain.opponents`` (baselines by
    weight). When an opponent is the teacher itself, its decisions are recorded too. Each recorded
    decision is (observation, action mask, the teacher's action, its return): the seat's final
    reward (``reward`` of the env, rank by default) discounted by ``ppo.gamma`` per later decision of
@@ -63,6 +64,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
 
     Raises ConfigError once the recorded rows take more than ``max_gb`` GB, or once the first
     ``PROJECT_AFTER`` games project past it: the message says how many games would fit."""
+    from fight_envs.agents.arena import information_set
     from fight_envs.registry import make
     from fight_envs.train.opponents import make_baseline
     from fight_envs.train.selfplay import game_of
@@ -100,7 +102,11 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 continue
             observation = env.observe(seat)
             obs, mask = observation["observation"], observation["action_mask"]
-            action = int(agents[players[seat]].act(obs, mask))
+            agent = agents[players[seat]]
+            if agent.needs_information_set:  # a planner (search) reads the seat's information set, never the state
+                action = int(agent.act_with_information(obs, mask, information_set(env, seat, agent)))
+            else:
+                action = int(agent.act(obs, mask))
             if seat in recorded:
                 recorded[seat].append(len(actions))
                 obs_rows.append(np.array(obs, dtype=np.float32))

@@ -76,24 +76,68 @@ def test_handed_out_arrays_are_independent_of_the_buffer() -> None:
     assert encode(g, 0, copy=False) is encode(g, 0, copy=False)
 
 
-def test_pile_sums_depend_on_the_multiset_only_and_match_the_plain_sum() -> None:
-    """A pile summed in any order gives one array, equal to the table rows summed in index order."""
+def test_pile_sums_depend_on_the_multiset_only_and_match_the_exact_sum() -> None:
+    """A pile summed in any order, or updated card by card, gives one array: the exact sum of its
+    cards' features (multiples of 1/3 for support cards, 1/15 for Fight cards), rounded once."""
+    from fractions import Fraction
+
     tables = observe._pool_tables(DEFAULT_POOL)
+    assert (tables.support_mult, tables.support_exact, tables.fight_mult, tables.fight_exact) == (3, True, 15, True)
+
+    def exact(table: np.ndarray, index: dict[str, int], mult: int, pile: list[str], scale: float) -> np.ndarray:
+        # each feature as the fraction it stands for, summed exactly, then one rounding to float32
+        ks = [[Fraction(round(float(x) * mult), mult) for x in table[index[c]]] for c in pile]
+        sums = [sum(col, Fraction(0)) / Fraction(scale) for col in zip(*ks)] if ks else [Fraction(0)] * table.shape[1]
+        return np.array([np.float32(float(f)) for f in sums], dtype=np.float32)
+
     rng = np.random.default_rng(0)
     deck = list(DEFAULT_POOL.decks.values())[0]
     ids = list(deck.draw_ids())
     for n in (0, 1, 5, 27):
         pile = [ids[i] for i in rng.permutation(len(ids))[:n]]
-        rows = sorted(tables.support_index[c] for c in pile)
-        plain = (tables.support[rows].sum(axis=0) / 27).astype(np.float32) if rows else np.zeros(tables.support.shape[1], np.float32)
-        a = tables.deck(pile, 27)
-        b = tables.deck(list(reversed(pile)), 27)
-        assert np.array_equal(_bits(a), _bits(plain)) and np.array_equal(_bits(b), _bits(plain))
+        want = exact(tables.support, tables.support_index, 3, pile, 27)
+        assert np.array_equal(_bits(tables.deck(pile, 27)), _bits(want))
+        assert np.array_equal(_bits(tables.deck(list(reversed(pile)), 27)), _bits(want))
     stack = list(deck.fight_ids())
-    rows = sorted(tables.fight_index[c] for c in stack)
-    plain = (tables.fight[rows].sum(axis=0) / 12.0).astype(np.float32)
-    assert np.array_equal(_bits(tables.stack(stack)), _bits(plain))
-    assert np.array_equal(_bits(tables.stack(stack[::-1])), _bits(plain))
+    want = exact(tables.fight, tables.fight_index, 15, stack, 12)
+    assert np.array_equal(_bits(tables.stack(stack)), _bits(want))
+    assert np.array_equal(_bits(tables.stack(stack[::-1])), _bits(want))
+    # card by card (draws from either end, an insertion and a removal inside, a shuffle): the same
+    # bits as summing the pile afresh, at every step
+    pile_sum = observe._PileSum(tables.support_pile)
+    pile = list(ids)
+    for step in range(60):
+        r = int(rng.integers(6))
+        if r == 5 and len(pile) > 3:
+            del pile[:3]  # three drawn at once
+        elif r == 0 and pile:
+            pile.pop(0)
+        elif r == 1 and pile:
+            pile.pop()
+        elif r == 2 and pile:
+            pile.pop(int(rng.integers(len(pile))))
+        elif r == 3:
+            pile.insert(int(rng.integers(len(pile) + 1)), ids[int(rng.integers(len(ids)))])
+        else:
+            rng.shuffle(pile)
+        pile_sum.update(pile)
+        got = pile_sum.scaled(tables.draw_den)
+        assert np.array_equal(_bits(got), _bits(tables.deck(pile, observe.DRAW_SIZE))), step
+
+
+def test_one_change_finds_cards_added_or_removed() -> None:
+    one = observe._one_change
+    assert one(["a", "b", "c"], ["b", "c"]) == (-1, ["a"])
+    assert one(["a", "b", "c"], ["c"]) == (-1, ["a", "b"])  # two drawn from the top
+    assert one(["a", "b", "c"], ["a", "b"]) == (-1, ["c"])
+    assert one(["a", "b", "b", "c"], ["a", "b", "c"]) == (-1, ["b"])
+    assert one(["a", "c"], ["a", "b", "c"]) == (1, ["b"])
+    assert one(["a"], ["a", "a"]) == (1, ["a"])
+    assert one(["a"], ["a", "x", "y"]) == (1, ["x", "y"])
+    assert one([], ["x"]) == (1, ["x"])
+    assert one(["a", "b"], ["b", "a"]) is None  # same length: not an addition or a removal
+    assert one(["a", "b", "c", "d"], ["a", "d"]) is None  # two removed inside
+    assert one(["a", "b", "c"], ["a", "x"]) is None  # one removed and one changed
 
 
 def test_discard_type_counts_equal_the_deck_summary_entries() -> None:

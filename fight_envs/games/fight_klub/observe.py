@@ -510,7 +510,6 @@ class _Buffer:
 
     __slots__ = (
         "area_keys",
-        "draw_key",
         "fight_keys",
         "fresh",
         "hand_key",
@@ -519,13 +518,13 @@ class _Buffer:
         "mv",
         "mvf",
         "obs",
-        "plays_key",
+        "pile_seen",
+        "pile_views",
+        "piles",
         "pool",
         "shared",
-        "stack_keys",
         "state_keys",
         "tables",
-        "unseen_key",
     )
 
     def __init__(self, pool: CardPool, shared: dict[Any, Any], fresh: bool = False) -> None:
@@ -543,12 +542,18 @@ class _Buffer:
         self.area_keys: list[Any] = [None, None]
         self.fight_keys: list[Any] = [_UNKNOWN] * FIGHTS_PER_TURN
         self.state_keys: list[Any] = [None] * FIGHTS_PER_TURN
-        # the piles' keys: my Draw deck, the other's unseen cards (his Draw deck, hand and hand
-        # slots), both Fight stacks and the other's plays (None: not written yet)
-        self.draw_key: list[str] | None = None
-        self.unseen_key: tuple[list[Any], ...] | None = None
-        self.stack_keys: list[Any] = [None, None]
-        self.plays_key: list[str] | None = None
+        # each player's piles and their exact sums (``_PileSum``: Draw deck, hand cards in slots,
+        # Fight stack, plays), shared by both seats' buffers of a game: a change is summed once;
+        # each buffer keeps the versions of the sums it last wrote (deck, unseen, stacks, plays)
+        piles = shared.get("piles")
+        if piles is None:
+            t = self.tables
+            piles = shared["piles"] = tuple(
+                (_PileSum(t.support_pile), _PileSum(t.support_pile), _PileSum(t.fight_pile), _PileSum(t.support_pile))
+                for _ in range(2))
+        self.piles = piles
+        self.pile_seen: list[Any] = [None] * 5
+        self.pile_views = tuple(obs[a:b] for a, b in (*_DECK_BLOCKS, *_STACK_BLOCKS, (_PLAYS0, _PLAYS1)))
 
 
 def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
@@ -564,8 +569,8 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     kept once per game: each open fight's state on its slot, keyed by the slot's version
     ``FightSlot.v`` (which the engine bumps at every change of a slot), whether it is current and
     the bonuses in play, computed for seat 0 and mirrored for seat 1 (``_MIRROR``); a resolved
-    fight's state per seat; the discard piles' type counts; pile sums once per card pool and
-    multiset. The result is the same as encoding from scratch (``encode_fresh``, which computes the
+    fight's state per seat; the discard piles' type counts. Each pile's summed features are kept per
+    buffer and updated card by card, exactly (``_PileSum``). The result is the same as encoding from scratch (``encode_fresh``, which computes the
     player blocks with ``_player``, the totals and the open fights afresh);
     ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
     ``benchmarks/check_identical_fight_klub.py`` check it.
@@ -809,30 +814,38 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         keys["character"] = (me.deck, opp.deck)
         for (a, b), p in zip(_CHAR_BLOCKS, (me, opp)):
             mvf[a:b] = tables.characters[p.deck.character]
-    # the piles, each block with its own key (a copy of the lists it is summed from)
-    draw = me.draw_deck
-    if buf.draw_key != draw:
-        buf.draw_key = list(draw)
-        a, b = _DECK_BLOCKS[0]
-        mvf[a:b] = tables.deck(draw, DRAW_SIZE)
-    odraw, ohand, oslots = opp.draw_deck, opp.hand, opp.hand_slots
-    ukey = buf.unseen_key
-    if ukey is None or ukey[0] != odraw or ukey[1] != ohand or ukey[2] != oslots:
-        buf.unseen_key = (list(odraw), list(ohand), list(oslots))
-        unseen = odraw + [c for c, slot in zip(ohand, oslots) if slot is not None]
-        a, b = _DECK_BLOCKS[1]
-        mvf[a:b] = tables.deck(unseen, DRAW_SIZE)
-    stack_keys = buf.stack_keys
-    for k, p in enumerate((me, opp)):
-        stack = p.fight_stack
-        if stack_keys[k] != stack:
-            stack_keys[k] = list(stack)
-            a, b = _STACK_BLOCKS[k]
-            mvf[a:b] = tables.stack(stack)
-    played = opp.played
-    if buf.plays_key != played:
-        buf.plays_key = list(played)
-        mvf[_PLAYS0:_PLAYS1] = tables.deck(played, 10)
+    # the piles: each block from its piles' exact sums (``_PileSum``, kept per game and player,
+    # updated card by card), rewritten when a sum changed since this buffer last wrote it
+    mine, theirs = buf.piles[seat], buf.piles[1 - seat]
+    seen, views = buf.pile_seen, buf.pile_views
+    mine[0].update(me.draw_deck)
+    v = mine[0].version
+    if seen[0] != v:
+        seen[0] = v
+        mine[0].scaled(tables.draw_den, out=views[0])
+    # the other's unseen cards: his Draw deck and his hand cards in slots (the slots change with
+    # the hand, so the hand and its slots are the hidden pile's key)
+    odraw, hidden = theirs[0], theirs[1]
+    hidden_of = hidden.owner_cards
+    if hidden_of is None or hidden_of[0] != opp.hand or hidden_of[1] != opp.hand_slots:
+        hidden.owner_cards = (list(opp.hand), list(opp.hand_slots))
+        hidden.update([c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None])
+    odraw.update(opp.draw_deck)
+    v = (odraw.version, hidden.version)
+    if seen[1] != v:
+        seen[1] = v
+        odraw.scaled(tables.draw_den, hidden, out=views[1])
+    for k, own in ((2, mine), (3, theirs)):
+        stack = own[2]
+        stack.update((me if k == 2 else opp).fight_stack)
+        if seen[k] != stack.version:
+            seen[k] = stack.version
+            stack.scaled(tables.stack_den, out=views[k])
+    plays = theirs[3]
+    plays.update(opp.played)
+    if seen[4] != plays.version:
+        seen[4] = plays.version
+        plays.scaled(tables.plays_den, out=views[4])
 
 
 def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:
@@ -855,7 +868,7 @@ _EMPTY: list[Any] = []
 
 
 _CACHE_LIMIT = 50_000
-"""Pile sums kept per card pool before the caches are emptied."""
+"""Entries a table kept by key (global, Life and token bytes) holds before it is emptied."""
 
 
 class _PoolTables:
@@ -881,27 +894,15 @@ class _PoolTables:
         # each card's features as float32 bytes, copied straight into a buffer (``_write``)
         self.support_bytes = {c: support_features(pool.support[c]).tobytes() for c in pool.support_ids}
         self._fight_bytes: dict[tuple[str, int], bytes] = {}
-        self._sums: dict[tuple[Any, ...], np.ndarray] = {}
-        self._multisets: dict[tuple[Any, ...], np.ndarray] = {}
-
-    def _sum(self, tag: str, ids: list[str], index: dict[str, int], table: np.ndarray, scale: float) -> np.ndarray:
-        """The rows of ``ids`` summed in index order, / ``scale``, kept per multiset (its sorted row
-        indices): summed in that order, a pile's sum does not depend on its (hidden) order, and the
-        same cards recur in another order (a Draw deck and a hand as one pile, a shuffle)."""
-        rows = sorted(map(index.__getitem__, ids))  # a C loop: no bytecode per card
-        key = (tag, scale, *rows)
-        hit = self._multisets.get(key)
-        if hit is None:
-            if len(self._multisets) > _CACHE_LIMIT:  # piles repeat a lot within a game; the caches stay bounded
-                self._multisets.clear()
-                self._sums.clear()
-            if rows:
-                hit = np.add.reduce(table.take(rows, axis=0), axis=0)  # = table[rows].sum(axis=0); no BLAS threads
-                np.divide(hit, scale, out=hit)  # float32, as ``hit / scale``
-            else:
-                hit = np.zeros(table.shape[1], dtype=np.float32)
-            self._multisets[key] = hit
-        return hit
+        # the pile tables as small integers (each feature is a multiple of 1 / mult: exact in
+        # float32, and so is any sum of them), for the piles' exact sums (``_PileSum``)
+        self.support_k, self.support_mult, self.support_exact = _integer_table(self.support)
+        self.fight_k, self.fight_mult, self.fight_exact = _integer_table(self.fight)
+        self.support_pile = _PileTable(self.support_k, self.support_index, self.support_exact)
+        self.fight_pile = _PileTable(self.fight_k, self.fight_index, self.fight_exact)
+        self.draw_den = np.float32(self.support_mult * DRAW_SIZE)
+        self.plays_den = np.float32(self.support_mult * 10)
+        self.stack_den = np.float32(self.fight_mult * FIGHT_STACK_SIZE)
 
     def fight_bytes(self, cid: str, end: int) -> bytes:
         """``fight_card_features`` of Fight card ``cid`` with ``end`` in use, as float32 bytes (kept)."""
@@ -911,21 +912,18 @@ class _PoolTables:
         return hit
 
     def deck(self, ids: list[str], scale: float) -> np.ndarray:
-        """Count, counts by type and summed base features of support cards ``ids``, / ``scale``
-        (also kept by the pile in order, which is cheaper to look up than its multiset)."""
-        key = (scale, tuple(ids))
-        hit = self._sums.get(key)
-        if hit is None:
-            hit = self._sums[key] = self._sum("d", ids, self.support_index, self.support, scale)
-        return hit
+        """Count, counts by type and summed base features of support cards ``ids``, / ``scale``: the
+        exact sum of the pile's rows, rounded once to float32 (``_PileSum``, which ``encode`` keeps
+        per pile; this is the same sum from scratch)."""
+        pile = _PileSum(self.support_pile)
+        pile.update(ids)
+        return pile.scaled(np.float32(self.support_mult * scale)).copy()
 
     def stack(self, ids: list[str]) -> np.ndarray:
-        # also kept by the stack in order: both seats show both stacks, so most stacks are asked twice
-        key = ("s", *ids)
-        hit = self._sums.get(key)
-        if hit is None:
-            hit = self._sums[key] = self._sum("s", ids, self.fight_index, self.fight, float(FIGHT_STACK_SIZE))
-        return hit
+        """Count and summed base features of Fight cards ``ids``, / the Fight stack's size (as ``deck``)."""
+        pile = _PileSum(self.fight_pile)
+        pile.update(ids)
+        return pile.scaled(self.stack_den).copy()
 
     def type_counts(self, ids: list[str]) -> list[float]:
         """Support cards ``ids`` counted by type, / 10: entries 1..4 of ``deck(ids, 10)`` (counts are
@@ -943,6 +941,124 @@ _TENTHS = (np.arange(4 * DRAW_SIZE, dtype=np.float32) / 10.0).tolist()
 
 
 _TABLES: dict[int, tuple[CardPool, _PoolTables]] = {}
+
+
+def _integer_table(table: np.ndarray) -> tuple[np.ndarray, int, bool]:
+    """``table`` as integers ``k`` with ``table == k / mult`` in float32 (the smallest ``mult`` up to
+    ``_MAX_MULT``), ``mult`` and True; or ``table`` itself, 1 and False when no such ``mult`` exists
+    (a pile is then summed afresh in row order at every change, never updated card by card)."""
+    wide = table.astype(np.float64)
+    for mult in range(1, _MAX_MULT + 1):
+        k = np.round(wide * mult)
+        if np.array_equal((k / mult).astype(np.float32), table) and np.abs(k).max(initial=0) < 2 ** 10:
+            return k.astype(np.float32), mult, True
+    return table, 1, False
+
+
+_MAX_MULT = 720
+
+
+def _one_change(old: list[Any], new: list[Any]) -> tuple[int, list[Any]] | None:
+    """``(+1, cards)`` when ``new`` is ``old`` with ``cards`` added, ``(-1, cards)`` when they are
+    removed, for the changes met in play: cards taken from the top or the end (a Draw deck and a
+    Fight stack are drawn from the top, several at a time), added at either end (plays are
+    appended), or one card inserted or removed anywhere (a hand). Else None (a shuffle, say). Each
+    test is one list compare (in C)."""
+    n, m = len(new), len(old)
+    if n < m:
+        longer, shorter, sign = old, new, -1
+    elif n > m:
+        longer, shorter, sign = new, old, 1
+    else:
+        return None
+    k = len(longer) - len(shorter)
+    if longer[k:] == shorter:
+        return sign, longer[:k]
+    if longer[:len(shorter)] == shorter:
+        return sign, longer[len(shorter):]
+    if k != 1:
+        return None
+    i = 0
+    while longer[i] == shorter[i]:  # a difference lies before the last entry of shorter (above)
+        i += 1
+    if longer[i + 1:] == shorter[i:]:
+        return sign, [longer[i]]
+    return None
+
+
+class _PileTable:
+    """What a pile's sum reads of one table: the rows, their index by card, each row as its own
+    array (an update adds it without indexing), whether the rows are integers (``_integer_table``)."""
+
+    __slots__ = ("exact", "index", "row", "table", "width")
+
+    def __init__(self, table: np.ndarray, index: dict[str, int], exact: bool) -> None:
+        self.table, self.index, self.exact = table, index, exact
+        self.row = {cid: table[i] for cid, i in index.items()}
+        self.width = table.shape[1]
+
+
+_SMALL_CHANGE = 4
+"""Cards a pile's sum adds or removes row by row; a larger change sums its rows in one call first."""
+
+
+class _PileSum:
+    """The sum of one pile's table rows, kept per game and player: after cards are added or
+    removed (``_one_change``) it is updated by their rows, else summed afresh. The rows are integers
+    (``_integer_table``) and their sums exact in float32 (each below 2**24 in size), so the sum is
+    the same in any order and after any updates: a pile's block depends on its multiset only (its
+    hidden order never shows) and equals ``encode_fresh``'s bit for bit. ``scaled`` divides it once,
+    in float32 (the correctly rounded value of the exact sum / the scale). Without an integer table
+    the pile is summed afresh in row order at every change."""
+
+    __slots__ = ("ids", "out", "owner_cards", "sums", "tab", "version")
+
+    def __init__(self, tab: _PileTable) -> None:
+        self.tab = tab
+        self.ids: list[Any] | None = None
+        self.version = 0  # bumped at every change of the sum: a buffer compares it with the one it wrote
+        self.owner_cards: Any = None  # the hidden-hand pile's key: copies of the hand and slots it was made from
+        self.sums = np.zeros(tab.width, dtype=np.float32)
+        self.out = np.empty(tab.width, dtype=np.float32)
+
+    def update(self, ids: list[Any]) -> bool:
+        """Sum ``ids`` (a pile's cards) from the last pile summed; False when they are the same cards in the same order."""
+        old = self.ids
+        if old is not None and old == ids:
+            return False
+        tab = self.tab
+        change = _one_change(old, ids) if old is not None and tab.exact else None
+        sums = self.sums
+        if change is None:
+            rows = sorted(map(tab.index.__getitem__, ids))  # row order: the same sum for the same multiset
+            if rows:
+                np.add.reduce(tab.table.take(rows, axis=0), axis=0, out=sums)
+            else:
+                sums.fill(0.0)
+        else:
+            sign, cards = change
+            op = np.add if sign > 0 else np.subtract
+            if len(cards) <= _SMALL_CHANGE:
+                row = tab.row
+                for c in cards:
+                    op(sums, row[c], out=sums)
+            else:
+                op(sums, np.add.reduce(tab.table.take(list(map(tab.index.__getitem__, cards)), axis=0), axis=0), out=sums)
+        self.ids = list(ids)
+        self.version += 1
+        return True
+
+    def scaled(self, den: np.float32, other: _PileSum | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """The sum (plus ``other``'s) / ``den``, in float32, into ``out`` (default: an array of this
+        pile's, valid until its next call)."""
+        if out is None:
+            out = self.out
+        if other is None:
+            np.divide(self.sums, den, out=out)
+        else:
+            np.add(self.sums, other.sums, out=out)
+            np.divide(out, den, out=out)
+        return out
 
 
 def _pool_tables(pool: CardPool) -> _PoolTables:

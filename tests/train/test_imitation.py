@@ -86,6 +86,14 @@ def test_collect_records_the_teachers_decisions_and_discounted_returns() -> None
     assert np.mean([data.returns[data.game == g][-1] for g in np.unique(data.game)]) > 0.5
 
 
+def test_collect_plays_a_search_teacher_from_its_information_set() -> None:
+    """A planner teaches too (distilling search): it acts through ``act_with_information``, as in
+    ``arena.play_game``; ``act`` alone raises for it."""
+    data = imitation.collect("brawl_v0", {}, [2], 4, "search:sims=2,keep=2", {"random": 1.0}, seed=3, gamma=0.9)
+    assert len(data) > 0 and data.masks[np.arange(len(data)), data.actions].all()
+    assert np.mean([data.returns[data.game == g][-1] for g in np.unique(data.game)]) > 0.0
+
+
 def test_collect_stops_with_a_clear_error_before_its_observations_pass_max_gb() -> None:
     # Fight Klub: 81 KB an observation; two recorded seats a game. A run once asked for 2,000 games (about
     # 16 GB) and was killed by the kernel after filling the machine's memory.

@@ -453,6 +453,9 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
         cache = f.__dict__.setdefault("_obs_state", {})
         if seat in cache:
             return cache[seat]
+        if 1 - seat in cache and game.current != idx:  # the other seat's numbers, mine and his swapped
+            v = cache[seat] = list(map(cache[1 - seat].__getitem__, _MIRROR))
+            return v
     v = [0.0] * FIGHT_STATE_SIZE
     v[0] = 1.0
     if resolved:
@@ -781,7 +784,7 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
                 _write_cards(buf, f, i, seat)
             state_keys[i] = f
-            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat, _totals(game, f, seat)))
+            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat))  # the totals only if not kept
             continue
         if fresh:
             _write_cards(buf, f, i, seat)

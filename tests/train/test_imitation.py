@@ -20,7 +20,8 @@ BRAWL_2P = ROOT / "configs" / "brawl_selfplay_2p.yaml"
 def test_pretrain_is_off_by_default_and_in_no_other_recipe() -> None:
     assert Config().pretrain.games == 0 and Config().pretrain.names() == []
     brawl = load_config(BRAWL_2P).pretrain
-    assert brawl.games > 0 and brawl.epochs > 0 and brawl.names() == ["heuristic"]
+    assert brawl.games > 0 and brawl.epochs > 0 and brawl.teacher.startswith("search:")
+    assert brawl.names() == ["heuristic", brawl.teacher]  # the search teacher against the heuristic
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         if path.name.startswith(("brawl_selfplay", "rllib")):
             continue

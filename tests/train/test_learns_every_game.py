@@ -32,7 +32,8 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 RUNS = {
     # game: (config, learner decisions, extra overrides)
     "fight5": ("fight5_selfplay_batched.yaml", 60_000, []),
-    "brawl": ("brawl_selfplay_2p.yaml", 60_000, []),
+    # the Brawl recipe clones search first (2,000 games, about 35 min): here a short clone of the heuristic
+    "brawl": ("brawl_selfplay_2p.yaml", 60_000, ["pretrain.teacher=heuristic", "pretrain.games=500"]),
     "fifth_earth": ("fifth_earth_selfplay_2p.yaml", 150_000, []),
     "fight_klub": ("fight_klub_selfplay_2p.yaml", 60_000, []),
 }

@@ -238,7 +238,11 @@ def test_tiny_training_run_on_every_game(tmp_path: Path, game: str) -> None:
     config = load_config(path, [f"runs_dir={tmp_path}", "run_name=t", "total_timesteps=256", "n_envs=8",
                                 "ppo.n_steps=16", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]",
                                 "eval.games=0", "progress=none", "opponents.snapshot_every=128", "vec_env=multi",
-                                "opponents.weights_start={random: 0.5, heuristic: 0.5}"])
+                                "opponents.weights_start={random: 0.5, heuristic: 0.5}",
+                                # a recipe that clones a teacher first (Brawl: 2,000 games of search) clones a few
+                                # heuristic games here
+                                *(["pretrain.teacher=heuristic", "pretrain.games=10", "pretrain.epochs=1"]
+                                  if load_config(path).pretrain.games else [])])
     run = train_main(config)
     summary = json.loads((run / "summary.json").read_text())
     assert summary["num_timesteps"] == 256

@@ -82,7 +82,8 @@ def test_pile_sums_depend_on_the_multiset_only_and_match_the_exact_sum() -> None
     from fractions import Fraction
 
     tables = observe._pool_tables(DEFAULT_POOL)
-    assert (tables.support_mult, tables.support_exact, tables.fight_mult, tables.fight_exact) == (3, True, 15, True)
+    support, fight = tables.support_pile, tables.fight_pile
+    assert (support.mult, support.exact, fight.mult, fight.exact) == (3, True, 15, True)
 
     def exact(table: np.ndarray, index: dict[str, int], mult: int, pile: list[str], scale: float) -> np.ndarray:
         # each feature as the fraction it stands for, summed exactly, then one rounding to float32
@@ -123,6 +124,19 @@ def test_pile_sums_depend_on_the_multiset_only_and_match_the_exact_sum() -> None
         pile_sum.update(pile)
         got = pile_sum.scaled(tables.draw_den)
         assert np.array_equal(_bits(got), _bits(tables.deck(pile, observe.DRAW_SIZE))), step
+
+
+def test_a_table_of_no_small_multiples_is_summed_afresh_in_row_order() -> None:
+    """Features that are no multiples of 1/720 cannot be summed exactly: the pile is then summed
+    afresh at every change, in row order, so its sum still depends on its multiset only."""
+    features = np.array([[0.1234, 1.0], [0.5, 0.3], [0.777, 0.0]], dtype=np.float32)
+    tab = observe._PileTable(features, {"a": 0, "b": 1, "c": 2})
+    assert (tab.exact, tab.mult) == (False, 1)
+    pile = observe._PileSum(tab)
+    for ids in (["c", "a"], ["c", "a", "b"], ["b", "a"], ["a", "b"]):
+        pile.update(ids)
+        rows = sorted(tab.index[c] for c in ids)
+        assert np.array_equal(_bits(pile.scaled(np.float32(1.0))), _bits(np.add.reduce(features[rows], axis=0)))
 
 
 def test_one_change_finds_cards_added_or_removed() -> None:

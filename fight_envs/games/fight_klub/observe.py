@@ -572,8 +572,8 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     kept once per game: each open fight's state on its slot, keyed by the slot's version
     ``FightSlot.v`` (which the engine bumps at every change of a slot), whether it is current and
     the bonuses in play, computed for seat 0 and mirrored for seat 1 (``_MIRROR``); a resolved
-    fight's state per seat; the discard piles' type counts. Each pile's summed features are kept per
-    buffer and updated card by card, exactly (``_PileSum``). The result is the same as encoding from scratch (``encode_fresh``, which computes the
+    fight's state per seat; the discard piles' type counts; each player's piles' summed features,
+    updated card by card, exactly (``_PileSum``). The result is the same as encoding from scratch (``encode_fresh``, which computes the
     player blocks with ``_player``, the totals and the open fights afresh);
     ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
     ``benchmarks/check_identical_fight_klub.py`` check it.
@@ -897,15 +897,13 @@ class _PoolTables:
         # each card's features as float32 bytes, copied straight into a buffer (``_write``)
         self.support_bytes = {c: support_features(pool.support[c]).tobytes() for c in pool.support_ids}
         self._fight_bytes: dict[tuple[str, int], bytes] = {}
-        # the pile tables as small integers (each feature is a multiple of 1 / mult: exact in
-        # float32, and so is any sum of them), for the piles' exact sums (``_PileSum``)
-        self.support_k, self.support_mult, self.support_exact = _integer_table(self.support)
-        self.fight_k, self.fight_mult, self.fight_exact = _integer_table(self.fight)
-        self.support_pile = _PileTable(self.support_k, self.support_index, self.support_exact)
-        self.fight_pile = _PileTable(self.fight_k, self.fight_index, self.fight_exact)
-        self.draw_den = np.float32(self.support_mult * DRAW_SIZE)
-        self.plays_den = np.float32(self.support_mult * 10)
-        self.stack_den = np.float32(self.fight_mult * FIGHT_STACK_SIZE)
+        # the pile tables as small integers, for the piles' exact sums (``_PileSum``), and the
+        # scales the sums are divided by (the blocks' scales times the tables' multipliers)
+        self.support_pile = _PileTable(self.support, self.support_index)
+        self.fight_pile = _PileTable(self.fight, self.fight_index)
+        self.draw_den = np.float32(self.support_pile.mult * DRAW_SIZE)
+        self.plays_den = np.float32(self.support_pile.mult * 10)
+        self.stack_den = np.float32(self.fight_pile.mult * FIGHT_STACK_SIZE)
 
     def fight_bytes(self, cid: str, end: int) -> bytes:
         """``fight_card_features`` of Fight card ``cid`` with ``end`` in use, as float32 bytes (kept)."""
@@ -920,7 +918,7 @@ class _PoolTables:
         per pile; this is the same sum from scratch)."""
         pile = _PileSum(self.support_pile)
         pile.update(ids)
-        return pile.scaled(np.float32(self.support_mult * scale)).copy()
+        return pile.scaled(np.float32(self.support_pile.mult * scale)).copy()
 
     def stack(self, ids: list[str]) -> np.ndarray:
         """Count and summed base features of Fight cards ``ids``, / the Fight stack's size (as ``deck``)."""
@@ -990,13 +988,16 @@ def _one_change(old: list[Any], new: list[Any]) -> tuple[int, list[Any]] | None:
 
 
 class _PileTable:
-    """What a pile's sum reads of one table: the rows, their index by card, each row as its own
-    array (an update adds it without indexing), whether the rows are integers (``_integer_table``)."""
+    """What a pile's sum reads of one feature table: its rows as integers ``k`` with the feature
+    ``k / mult`` (``_integer_table``; ``exact`` False, ``mult`` 1 and the rows as they are when the
+    features are no such multiples), their index by card, and each row as its own array (an update
+    adds it without indexing)."""
 
-    __slots__ = ("exact", "index", "row", "table", "width")
+    __slots__ = ("exact", "index", "mult", "row", "table", "width")
 
-    def __init__(self, table: np.ndarray, index: dict[str, int], exact: bool) -> None:
-        self.table, self.index, self.exact = table, index, exact
+    def __init__(self, features: np.ndarray, index: dict[str, int]) -> None:
+        table, self.mult, self.exact = _integer_table(features)
+        self.table, self.index = table, index
         self.row = {cid: table[i] for cid, i in index.items()}
         self.width = table.shape[1]
 

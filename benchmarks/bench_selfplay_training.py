@@ -13,6 +13,9 @@ same PPO update; only the vec env differs:
 * ``batched`` (Fight 5 only): ``vec_env: batched``, the batched engine (``n_envs`` games x ``n_steps``).
 * ``multi``: ``vec_env: multi`` (``fight_envs.train.multi_vec_env``), the config's ``n_envs`` AEC games
   in one process, the opponents acting in batches.
+* ``multi2``: the same games split between two worker processes (``workers: 2``,
+  ``fight_envs.train.sharded_vec_env``): the games' own work on both cores of a 2-core machine,
+  the learner's forward pass and update in the trainer's process.
 * ``dummy``: SB3's DummyVecEnv over ``SingleAgentEnv`` (the PettingZoo AEC env), ``n_envs / 16``
   envs x ``16 n_steps`` steps: the same learner decisions per rollout, so the same update.
 * ``subproc``: the same with SubprocVecEnv (one worker process per env).
@@ -66,7 +69,7 @@ GAMES = {"fight5": (2, 3, 5), "brawl": (2, 3, 5), "fifth_earth": (2, 3, 5), "fig
 """Games and the player counts they have configs for (``configs/<game>_selfplay_<n>p.yaml``)."""
 DUMMY_SPLIT = 16
 """The dummy and subproc lines run n_envs / 16 envs of 16 x n_steps steps: the same rollout size."""
-LINE_NAMES = ("batched", "multi", "dummy", "subproc")
+LINE_NAMES = ("batched", "multi", "multi2", "dummy", "subproc")
 
 
 def recipe(game: str, players: int) -> Path:
@@ -78,9 +81,11 @@ def recipe(game: str, players: int) -> Path:
 def line_overrides(name: str, n_envs: int, n_steps: int) -> list[str]:
     """The overrides that turn a game's recipe into line ``name`` (same decisions per rollout)."""
     if name in ("batched", "multi"):
-        return [f"vec_env={name}"]
+        return [f"vec_env={name}", "workers=1"]
+    if name == "multi2":
+        return ["vec_env=multi", "workers=2"]
     envs = max(1, n_envs // DUMMY_SPLIT)
-    return [f"vec_env={name}", f"n_envs={envs}", f"ppo.n_steps={n_envs * n_steps // envs}"]
+    return [f"vec_env={name}", "workers=1", f"n_envs={envs}", f"ppo.n_steps={n_envs * n_steps // envs}"]
 
 
 def mixes(path: Path) -> dict[str, list[str]]:

@@ -42,6 +42,7 @@ RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 DEVICE = re.compile(r"^(cpu|auto|cuda(:\d{1,2})?)$")
 MAX_STEPS = 10**12
 MAX_ENVS = 4096
+MAX_WORKERS = 64
 MAX_LAYERS = 16
 MAX_BATCH = 1 << 24
 MAX_LAYER_WIDTH = 65_536
@@ -211,6 +212,11 @@ class Config:
     ``fight_envs.train.batched_vec_env``, the batched engine with the opponents acting in batches), or
     multi (any game: ``fight_envs.train.multi_vec_env``, many AEC games in one process, the opponents
     acting in batches)."""
+    workers: int = 1
+    """With ``vec_env: multi``: processes stepping the games (``n_envs`` per player count split between
+    them; ``fight_envs.train.sharded_vec_env``). 1 steps them in the trainer's process; 2 on a 2-core
+    machine runs the games' own work on both cores. A run is reproducible for a given seed and
+    worker count; another count deals other games."""
     torch_threads: int = 1
     device: str = "cpu"
     checkpoint_every: int = 100_000
@@ -240,6 +246,13 @@ class Config:
             "ppo.n_steps": self.ppo.n_steps,
         })
         _int_range("n_envs", self.n_envs, 1, MAX_ENVS)
+        _int_range("workers", self.workers, 1, MAX_WORKERS)
+        if self.workers > 1 and self.vec_env != "multi":
+            raise ConfigError(f"workers={self.workers} needs vec_env=multi (the games split between processes); "
+                              f"vec_env is {self.vec_env!r}: set workers=1, or vec_env=subproc for SB3's worker processes")
+        if self.workers > self.n_envs:
+            raise ConfigError(f"workers ({self.workers}) must be at most n_envs ({self.n_envs}): "
+                              "every worker steps at least one game per player count")
         _int_range("ppo.n_steps", self.ppo.n_steps, 1, 10**7)
         _int_range("keep_checkpoints", self.keep_checkpoints, 1, 10_000)
         _threads("torch_threads", self.torch_threads)

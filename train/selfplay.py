@@ -408,6 +408,13 @@ def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
         from fight_envs.train.multi_vec_env import MultiGameVecEnv
 
         seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
+        if config.workers > 1:
+            # the same games split between worker processes (their env steps and opponents on several cores)
+            from fight_envs.train.sharded_vec_env import ShardedMultiGameVecEnv
+
+            return ShardedMultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players,
+                                          manifest_path=manifest_path, seed=seed, workers=config.workers,
+                                          **config.env.env_options())
         return MultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players, manifest_path=manifest_path,
                                seed=seed, **config.env.env_options())
     counts = [n for n in config.env.num_players for _ in range(config.n_envs)]

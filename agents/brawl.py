@@ -57,6 +57,7 @@ from fight_envs.games.brawl.rules import (
     CLOCKWISE,
     COUNTER_CLOCKWISE,
     MAX_PLAYERS,
+    NUM_ACTIONS,
     NO_CARD,
     NO_SEAT,
     PASS,
@@ -347,13 +348,15 @@ class HeuristicAgent(Agent):
         the same draws of this agent's generator): the view is read from the game
         (``BrawlView.from_game``). The search's rollouts call it when the information set's
         observation is the env's standard one."""
-        mask = game.legal_action_mask(seat)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
+        legal = game.legal_tuple(seat)
+        if not legal:
             raise ValueError("no legal action: the action mask is all zeros")
-        if legal.size == 1:
-            return int(legal[0])
-        return self._act(BrawlView.from_game(game, seat), (mask > 0).tolist())
+        if len(legal) == 1:
+            return legal[0]
+        m = [False] * NUM_ACTIONS
+        for a in legal:
+            m[a] = True
+        return self._act(BrawlView.from_game(game, seat), m)
 
     def _act(self, v: BrawlView, m: list[bool]) -> int:
         hand, sizes, _, _, fighting = v._lists()

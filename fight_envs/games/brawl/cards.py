@@ -9,6 +9,7 @@ it is the action space.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,9 @@ class BrawlCards:
         """Cards each fighter is dealt: the standard hand plus the extra card."""
         return self.standard_hand_size + self.extra_cards_dealt
 
-    @property
+    @functools.cached_property
     def deck_size(self) -> int:
+        """Cards in the deck (kept: the deck's counts are fixed once validated)."""
         return int(self.deck.sum())
 
     @property

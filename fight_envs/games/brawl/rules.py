@@ -45,6 +45,14 @@ PASS = NUM_CARD_TYPES
 CLOCKWISE = NUM_CARD_TYPES + 1
 COUNTER_CLOCKWISE = NUM_CARD_TYPES + 2
 NUM_ACTIONS = NUM_CARD_TYPES + 3
+_DIRECTIONS = (CLOCKWISE, COUNTER_CLOCKWISE)
+_CHAOS_PASS = (CHAOS, PASS)
+_PASS_ONLY = (PASS,)
+_CHAOS_ONLY = (CHAOS,)
+_ATTACKS = tuple(range(NUM_ATTACKS))
+_DEFENCES = tuple(range(JUMP, CHAOS))  # JUMP, DODGE, COUNTER, BLOCK
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+"""The int8 mask of each legal set met (``legal_action_mask`` hands out copies)."""
 NO_SEAT = -1
 NO_CARD = -1
 REWARD_MODES = ("rank", "winner")
@@ -383,9 +391,54 @@ class BrawlGame:
         return NO_SEAT
 
     def legal_actions(self, seat: int) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.legal_action_mask(seat))]
+        return list(self.legal_tuple(seat))
+
+    def legal_tuple(self, seat: int) -> tuple[int, ...]:
+        """``seat``'s legal actions in increasing order, from the hand's counts as Python ints.
+
+        The rules of ``legal_action_mask_reference`` (the numpy reading of the same rules, which
+        ``tests/brawl/test_brawl_legal_fast.py`` compares it with over random games), read without a
+        numpy call: the env, the heuristic and the forced-move skip ask for it several times a step."""
+        if self.phase == Phase.OVER or seat != self.actor:
+            return ()
+        ph = self.phase
+        if ph == Phase.CHAOS_DIRECTION:
+            return _DIRECTIONS
+        hand = self.hands[seat].tolist()
+        chaos = hand[CHAOS] > 0  # CHAOS may be played at any decision of one's own, and in windows
+        if ph == Phase.WINDOW:
+            return _CHAOS_PASS if chaos else _PASS_ONLY
+        if ph == Phase.ATTACK:
+            attacks = [c for c in _ATTACKS if hand[c] > 0]
+            # PASS (draw, turn over) only when no elemental attack can be played
+            return (*attacks, *_CHAOS_ONLY[:chaos], *_PASS_ONLY[:not attacks])
+        if ph == Phase.DEFEND:
+            b = self.battle
+            out = [b.attack_card] if hand[b.attack_card] > 0 else []
+            out += [c for c in _DEFENCES if hand[c] > 0]  # JUMP, DODGE, COUNTER, BLOCK
+        elif ph == Phase.COUNTER_FOLLOW:
+            out = [c for c in _ATTACKS if hand[c] > 0]
+        else:  # JUMP_FOLLOW, DODGE_BACK, DODGE_AGAIN, COMBO: an attack of the battle's element
+            p = 2 * self.battle.element
+            out = [c for c in (p, p + 1) if hand[c] > 0]
+        if chaos:
+            out.append(CHAOS)
+        out.append(PASS)
+        return tuple(out)
 
     def legal_action_mask(self, seat: int) -> np.ndarray:
+        """``seat``'s legal actions as an int8 mask (a new array): ``legal_tuple``'s, kept per legal set."""
+        legal = self.legal_tuple(seat)
+        mask = _MASKS.get(legal)
+        if mask is None:
+            if len(_MASKS) > 4096:
+                _MASKS.clear()
+            mask = _MASKS[legal] = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[list(legal)] = 1
+        return mask.copy()
+
+    def legal_action_mask_reference(self, seat: int) -> np.ndarray:
+        """The legal actions as the rules say them, in numpy: the reference ``legal_tuple`` is tested against."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.phase == Phase.OVER or seat != self.actor:
             return mask
@@ -556,10 +609,10 @@ class BrawlGame:
         if not self.config.skip_forced:
             return
         while self.phase != Phase.OVER and self.phase != Phase.WINDOW:
-            legal = np.flatnonzero(self.legal_action_mask(self.actor))
-            if legal.size != 1:
+            legal = self.legal_tuple(self.actor)
+            if len(legal) != 1:
                 return
-            self._do(self.actor, int(legal[0]))
+            self._do(self.actor, legal[0])
 
     def action_name(self, action: int) -> str:
         if action < NUM_CARD_TYPES:

@@ -6,6 +6,8 @@ policy does, decoding the vector with the layout of ``fight_envs.games.fifth_ear
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from fight_envs.agents.base import Agent, RandomAgent
@@ -269,67 +271,45 @@ class HeuristicAgent(Agent):
         if not self.power_cards:
             return np.zeros(1), np.ones(1)
         discarded = obs[OBS_SLICES["power"]][1:] > 0.5
-        deck = POWER_POINTS[~discarded] if (~discarded).any() else POWER_POINTS
-        q = 1.0 / 6.0
-        points = np.concatenate([[0.0], deck])
-        chance = np.concatenate([[1.0 - q], np.full(deck.size, q / deck.size)])
-        diff = (points[:, None] - points[None, :]).ravel()
-        weight = (chance[:, None] * chance[None, :]).ravel()
-        values = np.unique(diff)
-        return values, np.array([weight[diff == v].sum() for v in values])
+        key = discarded.tobytes()
+        hit = _SWINGS.get(key)
+        if hit is None:
+            if len(_SWINGS) > 4096:
+                _SWINGS.clear()
+            hit = _SWINGS[key] = _swing(discarded)
+        return hit
 
-    def _sure(self, obs: np.ndarray, rivals: list[int], laid: dict, unseen: np.ndarray, x: float) -> bool:
+    def _sure(self, obs: np.ndarray, rivals: list[int], laid: dict, unseen: np.ndarray, x: float,
+              answers: dict[int, _Answers] | None = None) -> bool:
         """Does a lay of power ``x`` beat every lay the rivals have made or can answer with (cards alone)?"""
         for r in rivals:
             if r in laid:
                 values, weights, _, tie = laid[r]
                 if (weights[values >= x] > 0).any() and not (tie == 1.0 and (weights[values > x] == 0).all()):
                     return False
-            elif self._beat_chance(obs, r, unseen, x) > 0:
+            elif self._beat_chance(obs, r, unseen, x, answers) > 0:
                 return False
         return True
 
-    def _beat_chance(self, obs: np.ndarray, offset: int, unseen: np.ndarray, x: float) -> float:
+    def _beat_chance(self, obs: np.ndarray, offset: int, unseen: np.ndarray, x: float,
+                     answers: dict[int, _Answers] | None = None) -> float:
         """Chance that the player ``offset`` seats on, yet to lay, holds an answer beating a lay of power ``x``.
 
         Its hand: the revealed cards known to be in it, the rest a uniform draw from the unseen
         cards (singles counted exactly, hypergeometric; runs as independent events). Resting
         characters cannot answer. An answer must exceed ``x`` (ties go to the first layer);
-        under ``ties="rolloff"`` a match counts half."""
-        known = _player(obs, offset, "known_hand") > 0.5
-        hand = round(float(_player(obs, offset, "hand_size")[0]) * COUNT_SCALE)
-        resting = np.repeat(_player(obs, offset, "resting") > 0, NUM_STAGES)
-        m = int(unseen.sum())
-        u = min(max(hand - int(known.sum()), 0), m)
-        # Resting characters cannot answer, unless every character it holds rests ("the only option
-        # left"): the chance of that weighs the two cases.
-        if (known & ~resting).any():
-            all_rest = 0.0
-        else:
-            all_rest = _none_drawn(m, int((unseen & ~resting).sum()), u)
-        miss = (1.0 - all_rest) * self._miss(known, unseen, m, u, x, resting)
-        if all_rest > 0:
-            miss += all_rest * self._miss(known, unseen, m, u, x, np.zeros(NUM_CARDS, dtype=bool))
-        return 1.0 - miss
+        under ``ties="rolloff"`` a match counts half. ``answers``: the tables of this decision
+        (``_Answers``, per player; built here when missing), which do not depend on ``x``."""
+        table = None if answers is None else answers.get(offset)
+        if table is None:
+            table = _Answers(obs, offset, unseen, self.ties == "rolloff")
+            if answers is not None:
+                answers[offset] = table
+        return table.beat(x)
 
     def _miss(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, x: float, resting: np.ndarray) -> float:
         """Chance that no lay of the cards it may lay (not ``resting``) beats ``x``."""
-        half = self.ties == "rolloff"
-        p_card = np.where(known, 1.0, np.where(unseen, u / max(m, 1), 0.0)) * ~resting
-        beats = POWER > x
-        if (known & beats & ~resting).any():
-            return 0.0
-        miss = _none_drawn(m, int((unseen & beats & ~resting).sum()), u)
-        if half:
-            miss *= float(np.prod(1 - 0.5 * p_card[POWER == x]))
-        for k in range(2, NUM_STAGES + 1):
-            runs = RUN_CARDS[k]
-            rp = p_card[runs].prod(axis=1)
-            total = POWER[runs].sum(axis=1)
-            miss *= float(np.prod(1 - rp[total > x]))
-            if half:
-                miss *= float(np.prod(1 - 0.5 * rp[total == x]))
-        return miss
+        return _Miss(known, unseen, m, u, resting, self.ties == "rolloff").miss(x)
 
     def _breaks_run(self, obs: np.ndarray) -> np.ndarray:
         """bool[DESTINATION_BASE]: single lays of a stage-1 or stage-2 card of a character whose stages 1 and 2 I hold."""
@@ -348,7 +328,8 @@ class HeuristicAgent(Agent):
         laid = {k: self._opponent(obs, k, unseen) for k in rivals if _player(obs, k, "has_laid")[0]}
         lam, rest_cost = self.power_weight, self.rest_cost
         # A lay that wins whatever the others hold (or laid): the cheapest of them, as cheapest_beat.
-        sure = [a for a in lays if self._sure(obs, rivals, laid, unseen, LAY_POWER[a])]
+        answers: dict[int, _Answers] = {}  # the rivals yet to lay: their answer tables, built once per decision
+        sure = [a for a in lays if self._sure(obs, rivals, laid, unseen, LAY_POWER[a], answers)]
         if sure:
             return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
         breaks = self._breaks_run(obs)
@@ -382,7 +363,7 @@ class HeuristicAgent(Agent):
                 else:
                     # Yet to answer: it beats me if it can (a sensible answerer does), else it
                     # throws its weakest card, about one card of little power.
-                    p = 1.0 - self._beat_chance(obs, r, unseen, x)
+                    p = 1.0 - self._beat_chance(obs, r, unseen, x, answers)
                     gain += deposit + lam * self.thrown_power
                     left = opp_left[r] - 1
                 if left <= 0:
@@ -399,6 +380,90 @@ class HeuristicAgent(Agent):
         return choice
 
 
+class _Miss:
+    """What ``HeuristicAgent._miss`` reads that does not depend on the power ``x`` to beat (the chance
+    of each card, and of each run of 2 to 4 stages, being in the hand), kept for the lays of one
+    decision; ``miss(x)`` computes the same expressions, in the same order, as reading them afresh."""
+
+    __slots__ = ("half", "known_top", "m", "p_card", "runs", "u", "unseen_powers")
+
+    def __init__(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, resting: np.ndarray, half: bool) -> None:
+        self.m, self.u, self.half = m, u, half
+        awake = ~resting
+        self.p_card = np.where(known, 1.0, np.where(unseen, u / max(m, 1), 0.0)) * awake
+        kp = POWER[known & awake]
+        self.known_top = float(kp.max()) if kp.size else -np.inf
+        self.unseen_powers = POWER[unseen & awake]
+        self.runs = [(self.p_card[RUN_CARDS[k]].prod(axis=1), POWER[RUN_CARDS[k]].sum(axis=1))
+                     for k in range(2, NUM_STAGES + 1)]
+
+    def miss(self, x: float) -> float:
+        if self.known_top > x:  # a card known to be in the hand beats it
+            return 0.0
+        miss = _none_drawn(self.m, int((self.unseen_powers > x).sum()), self.u)
+        if self.half:
+            miss *= float(np.prod(1 - 0.5 * self.p_card[POWER == x]))
+        for rp, total in self.runs:
+            miss *= float(np.prod(1 - rp[total > x]))
+            if self.half:
+                miss *= float(np.prod(1 - 0.5 * rp[total == x]))
+        return miss
+
+
+class _Answers:
+    """``HeuristicAgent._beat_chance``'s reading of one player yet to lay (its known cards, hand size and
+    resting characters, and the chance that every character it holds rests), with the ``_Miss``
+    tables of both cases, for every lay power of one decision."""
+
+    __slots__ = ("all_rest", "awake", "beats", "rested")
+
+    def __init__(self, obs: np.ndarray, offset: int, unseen: np.ndarray, half: bool) -> None:
+        known = _player(obs, offset, "known_hand") > 0.5
+        hand = round(float(_player(obs, offset, "hand_size")[0]) * COUNT_SCALE)
+        resting = np.repeat(_player(obs, offset, "resting") > 0, NUM_STAGES)
+        m = int(unseen.sum())
+        u = min(max(hand - int(known.sum()), 0), m)
+        # Resting characters cannot answer, unless every character it holds rests ("the only option
+        # left"): the chance of that weighs the two cases.
+        if (known & ~resting).any():
+            self.all_rest = 0.0
+        else:
+            self.all_rest = _none_drawn(m, int((unseen & ~resting).sum()), u)
+        self.awake = _Miss(known, unseen, m, u, resting, half)
+        self.rested = _Miss(known, unseen, m, u, np.zeros(NUM_CARDS, dtype=bool), half) if self.all_rest > 0 else None
+        self.beats: dict[float, float] = {}  # per power: the sure-win test and the lay values ask the same
+
+    def beat(self, x: float) -> float:
+        hit = self.beats.get(x)
+        if hit is not None:
+            return hit
+        miss = (1.0 - self.all_rest) * self.awake.miss(x)
+        if self.rested is not None:
+            miss += self.all_rest * self.rested.miss(x)
+        self.beats[x] = 1.0 - miss
+        return 1.0 - miss
+
+
+_SWINGS: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+"""``_swing`` per discard pile (its bytes): the arrays are shared, and marked read-only."""
+
+
+def _swing(discarded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``HeuristicAgent._power_swing``'s (values, chances) for the power cards ``discarded`` (bool[14])."""
+    deck = POWER_POINTS[~discarded] if (~discarded).any() else POWER_POINTS
+    q = 1.0 / 6.0
+    points = np.concatenate([[0.0], deck])
+    chance = np.concatenate([[1.0 - q], np.full(deck.size, q / deck.size)])
+    diff = (points[:, None] - points[None, :]).ravel()
+    weight = (chance[:, None] * chance[None, :]).ravel()
+    values = np.unique(diff)
+    chances = np.array([weight[diff == v].sum() for v in values])
+    values.flags.writeable = False
+    chances.flags.writeable = False
+    return values, chances
+
+
+@functools.lru_cache(maxsize=65536)
 def _none_drawn(m: int, a: int, u: int) -> float:
     """Chance that ``u`` cards drawn without replacement from ``m`` miss all ``a`` marked ones: C(m - a, u) / C(m, u)."""
     p = 1.0

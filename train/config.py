@@ -168,8 +168,14 @@ class PretrainConfig:
     """Most memory the recorded observations may take, in GB (10^9 bytes): the collection stops with an
     error, before it runs out of memory, once they pass it or the first games project past it (a Fight
     Klub observation is 81 KB, so 2,000 games of two recorded seats would need about 16 GB)."""
+    workers: int = 1
+    """Processes playing the teacher's games (``fight_envs.train.imitation.collect_parallel``): worker
+    ``w`` plays its block of the games with its own seed, so a search teacher's 40 minutes on one core
+    take about half on two. The data are the same for a given seed and worker count; another count
+    plays other games."""
 
     def validate(self) -> None:
+        _int_range("pretrain.workers", self.workers, 1, MAX_WORKERS)
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= 10**7:
             raise ConfigError(f"pretrain.games must be an integer in [0, 10,000,000] (0: no pretraining), got {self.games!r}")
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or not 0 <= self.epochs <= 1000:

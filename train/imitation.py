@@ -19,6 +19,8 @@ model, before the first rollout:
    the policy's agreement with the teacher (its most likely legal action equals the teacher's) is
    reported on it before and after.
 
+``pretrain.workers: k`` plays the games on ``k`` processes (:func:`collect_parallel`).
+
 PPO then starts from the cloned policy with its own fresh optimizer, and the run goes on as
 configured (the opponent mix, snapshots, evaluations). A cloned policy plays about as well as its
 teacher at best; what PPO adds is the rest.
@@ -26,6 +28,7 @@ teacher at best; what PPO adds is the rest.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +137,83 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                           np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64))
 
 
+def _collect_worker(path: str, kwargs: dict[str, Any]) -> None:
+    """One worker of ``collect_parallel``: its games' demonstrations, written to ``path`` (``.npz``)."""
+    import torch as _torch
+
+    _torch.set_num_threads(1)
+    try:
+        data = collect(**kwargs)
+    except BaseException as exc:  # noqa: BLE001 - written for the parent, which raises it
+        import traceback
+
+        kind = "ConfigError" if isinstance(exc, ConfigError) else "error"
+        with open(f"{path}.error", "w", encoding="utf-8") as f:
+            f.write(kind + "\n" + (str(exc) if kind == "ConfigError" else traceback.format_exc()))
+        raise SystemExit(1) from None
+    tmp = f"{path}.tmp.npz"
+    np.savez(tmp, observations=data.observations, masks=data.masks, actions=data.actions, returns=data.returns,
+             game=data.game)
+    os.replace(tmp, path)
+
+
+def worker_seed(seed: int, worker: int) -> int:
+    """The seed of worker ``worker``'s games in ``collect_parallel``."""
+    return int(np.random.SeedSequence([int(seed), 18, int(worker)]).generate_state(1)[0])
+
+
+def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
+                     opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0,
+                     workers: int = 1) -> Demonstrations:
+    """``collect`` on ``workers`` processes: worker ``w`` plays a block of the games (the first blocks one
+    game larger when they do not divide evenly) with ``worker_seed(seed, w)`` and its share of ``max_gb``;
+    the blocks are joined in order, their game numbers offset so that game ``g`` of the result is the
+    ``g``-th game played (``pretrain`` holds out the last tenth). ``workers=1`` is ``collect`` itself.
+
+    The workers start under forkserver (spawn where it is missing), as SB3's SubprocVecEnv, and hand
+    their rows back as ``.npz`` files in a temporary folder, read without pickle; a worker's failure is
+    raised here with its exit code or its error."""
+    if workers <= 1 or games < 2:
+        return collect(env_name, env_options, num_players, games, teacher, opponents, seed, gamma, max_gb)
+    import multiprocessing as mp
+    import tempfile
+
+    workers = min(workers, games)
+    base, extra = divmod(games, workers)
+    sizes = [base + (1 if w < extra else 0) for w in range(workers)]
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    with tempfile.TemporaryDirectory(prefix="fight_envs_pretrain_") as tmp:
+        paths = [os.path.join(tmp, f"worker_{w}.npz") for w in range(workers)]
+        procs = []
+        for w, size in enumerate(sizes):
+            kwargs = dict(env_name=env_name, env_options=env_options, num_players=num_players, games=size,
+                          teacher=teacher, opponents=opponents, seed=worker_seed(seed, w), gamma=gamma,
+                          max_gb=max_gb * size / games)
+            proc = ctx.Process(target=_collect_worker, args=(paths[w], kwargs), name=f"fight-envs-pretrain-{w}", daemon=True)
+            proc.start()
+            procs.append(proc)
+        for proc in procs:
+            proc.join()
+        failed = [(w, p.exitcode) for w, p in enumerate(procs) if p.exitcode != 0 or not os.path.isfile(paths[w])]
+        for w, _ in failed:
+            if os.path.isfile(f"{paths[w]}.error"):
+                with open(f"{paths[w]}.error", encoding="utf-8") as f:
+                    kind, _, text = f.read().partition("\n")
+                if kind == "ConfigError":
+                    raise ConfigError(text)
+                raise RuntimeError(f"pretrain: collection worker {w} failed:\n{text}")
+        if failed:
+            raise RuntimeError("pretrain: collection worker(s) failed: " + ", ".join(
+                f"worker {w} exit code {code}" for w, code in failed) + " (a worker that dies without an error: out of memory, or killed)")
+        parts, offset = [], 0
+        for path, size in zip(paths, sizes):
+            with np.load(path, allow_pickle=False) as f:
+                parts.append(Demonstrations(f["observations"], f["masks"], f["actions"], f["returns"], f["game"] + offset))
+            offset += size
+    return Demonstrations(*(np.concatenate([getattr(d, k) for d in parts]) for k in
+                            ("observations", "masks", "actions", "returns", "game")))
+
+
 def agreement(policy: Any, data: Demonstrations, batch: int = 4096) -> float:
     """Share of rows where ``policy``'s most likely legal action is the teacher's."""
     hits = 0
@@ -184,8 +264,9 @@ def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learnin
 def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
     """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring)."""
     p = config.pretrain
-    data = collect(config.env.name, config.env.env_options(), list(config.env.num_players), p.games, p.teacher,
-                   dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb)
+    data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
+                            p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
+                            workers=p.workers)
     held_games = max(1, p.games // 10)
     held = data.game >= p.games - held_games
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))

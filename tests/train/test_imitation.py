@@ -109,6 +109,32 @@ def test_collect_stops_with_a_clear_error_before_its_observations_pass_max_gb() 
     assert 0 < len(data) and data.observations.nbytes == len(data) * row
 
 
+def test_collect_parallel_joins_each_workers_games_in_order() -> None:
+    """Two workers: worker w plays its block of the games as ``collect`` does with ``worker_seed(seed, w)``;
+    the blocks come back in order, game numbers offset (the held-out games stay the last ones)."""
+    args = ("brawl_v0", {}, [2, 3])
+    data = imitation.collect_parallel(*args, 5, "heuristic", {"random": 1.0}, seed=3, gamma=0.9, workers=2)
+    first = imitation.collect(*args, 3, "heuristic", {"random": 1.0}, seed=imitation.worker_seed(3, 0), gamma=0.9)
+    second = imitation.collect(*args, 2, "heuristic", {"random": 1.0}, seed=imitation.worker_seed(3, 1), gamma=0.9)
+    for key in ("observations", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(data, key), np.concatenate([getattr(first, key), getattr(second, key)]))
+    assert np.array_equal(data.game, np.concatenate([first.game, second.game + 3]))
+    assert set(np.unique(data.game)) == set(range(5))
+    # one worker is collect itself
+    one = imitation.collect_parallel(*args, 5, "heuristic", {"random": 1.0}, seed=3, gamma=0.9, workers=1)
+    same = imitation.collect(*args, 5, "heuristic", {"random": 1.0}, seed=3, gamma=0.9)
+    assert np.array_equal(one.observations, same.observations) and np.array_equal(one.actions, same.actions)
+
+
+def test_collect_parallel_raises_a_workers_config_error() -> None:
+    # each worker gets its share of max_gb, and the budget's error comes back as the same ConfigError
+    with pytest.raises(ConfigError, match=r"more than pretrain.max_gb=.*about \d+ games fit"):
+        imitation.collect_parallel("fight_klub_v0", {}, [2], 2000, "heuristic", {"heuristic": 1.0}, seed=0,
+                                   gamma=0.99, max_gb=0.01, workers=2)
+    with pytest.raises(ConfigError, match="pretrain.workers must be"):
+        load_config(BRAWL_2P, ["pretrain.workers=0"])
+
+
 def test_behaviour_cloning_raises_agreement_with_the_heuristic() -> None:
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

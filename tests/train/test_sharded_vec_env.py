@@ -20,19 +20,10 @@ from fight_envs.train.config import load_config
 from fight_envs.train.multi_vec_env import MultiGameVecEnv
 from fight_envs.train.selfplay import train_main
 from fight_envs.train.sharded_vec_env import ShardedMultiGameVecEnv, shard_indices, shard_seed, shard_sizes
+from vec_helpers import random_actions, write_manifest
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
-
-
-def write_manifest(path: Path, game: str, weights: dict[str, float]) -> Path:
-    entries = [{"id": k, "kind": "baseline", "spec": k, "weight": w} for k, w in weights.items()]
-    path.write_text(json.dumps({"game": game, "deterministic": False, "entries": entries}))
-    return path
 
 
 def test_shard_layout() -> None:

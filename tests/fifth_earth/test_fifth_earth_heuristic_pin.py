@@ -20,7 +20,7 @@ import pytest
 from fight_envs import fifth_earth_v0
 from fight_envs.agents.fifth_earth import HeuristicAgent
 
-PIN = Path(__file__).parent / "golden" / "heuristic_actions.json"
+PIN = Path(__file__).parent / "heuristic_actions_pin.json"
 
 
 def digest(num_players: int, env_options: dict[str, Any], agent_options: dict[str, Any], games: int) -> tuple[str, int]:

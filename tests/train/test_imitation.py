@@ -126,6 +126,22 @@ def test_collect_parallel_joins_each_workers_games_in_order() -> None:
     assert np.array_equal(one.observations, same.observations) and np.array_equal(one.actions, same.actions)
 
 
+def test_collect_is_the_same_in_every_process() -> None:
+    """The agents' seeds are drawn in a fixed order: a set of names iterates in string-hash order,
+    which PYTHONHASHSEED changes from process to process (so did the games collected, until the names
+    were sorted), and the workers of collect_parallel are other processes."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib; from fight_envs.train import imitation; "
+            "d = imitation.collect('brawl_v0', {}, [2, 3], 3, 'heuristic', {'random': 1.0, 'first_legal': 1.0}, "
+            "seed=3, gamma=0.9); print(hashlib.sha256(d.actions.tobytes() + d.observations.tobytes()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout.strip() for h in (1, 2, 3)}
+    assert len(digests) == 1
+
+
 def test_collect_parallel_raises_a_workers_config_error() -> None:
     # each worker gets its share of max_gb, and the budget's error comes back as the same ConfigError
     with pytest.raises(ConfigError, match=r"more than pretrain.max_gb=.*about \d+ games fit"):

@@ -307,10 +307,6 @@ class HeuristicAgent(Agent):
                 answers[offset] = table
         return table.beat(x)
 
-    def _miss(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, x: float, resting: np.ndarray) -> float:
-        """Chance that no lay of the cards it may lay (not ``resting``) beats ``x``."""
-        return _Miss(known, unseen, m, u, resting, self.ties == "rolloff").miss(x)
-
     def _breaks_run(self, obs: np.ndarray) -> np.ndarray:
         """bool[DESTINATION_BASE]: single lays of a stage-1 or stage-2 card of a character whose stages 1 and 2 I hold."""
         out = np.zeros(DESTINATION_BASE, dtype=bool)
@@ -381,7 +377,7 @@ class HeuristicAgent(Agent):
 
 
 class _Miss:
-    """What ``HeuristicAgent._miss`` reads that does not depend on the power ``x`` to beat (the chance
+    """What the chance that a rival cannot beat a lay reads that does not depend on the power ``x`` (the chance
     of each card, and of each run of 2 to 4 stages, being in the hand), kept for the lays of one
     decision; ``miss(x)`` computes the same expressions, in the same order, as reading them afresh."""
 

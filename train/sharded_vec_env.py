@@ -197,6 +197,7 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._remotes: list[Any] = []
         self._processes: list[Any] = []
         self._closed = False
+        self._started_step = False  # step_async sent actions that step_wait has not collected
         try:
             for w, size in enumerate(sizes):
                 kwargs = dict(env_name=env_name, n_envs=size, num_players=counts, manifest_path=manifest_path,
@@ -266,7 +267,7 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._send([("step", actions[rows]) for rows in self._rows], "step")
 
     def step_wait(self) -> VecEnvStepReturn:
-        if not getattr(self, "_started_step", False):
+        if not self._started_step:
             raise RuntimeError("step_wait() without step_async()")
         self._started_step = False
         rewards = np.zeros(self.num_envs, dtype=np.float32)

@@ -187,9 +187,10 @@ def _parse_json(raw: bytes, where: str) -> Any:
 def _policy_classes() -> dict[str, Any]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from fight_envs.train.features import FastMaskablePolicy
+    from fight_envs.train.features import FastMaskablePolicy, FightKlubPointerPolicy
 
-    return {"MaskableActorCriticPolicy": MaskableActorCriticPolicy, "FastMaskablePolicy": FastMaskablePolicy}
+    return {"MaskableActorCriticPolicy": MaskableActorCriticPolicy, "FastMaskablePolicy": FastMaskablePolicy,
+            "FightKlubPointerPolicy": FightKlubPointerPolicy}
 
 
 def _activations() -> dict[str, Any]:

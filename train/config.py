@@ -36,7 +36,7 @@ BATCHED_ENVS = ("fight5_v0",)
 PROGRESS_KINDS = ("auto", "bar", "log", "none")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
-FEATURE_EXTRACTORS = ("flat", "fight5_slot", "brawl_answer", "fight_klub_cards")
+FEATURE_EXTRACTORS = ("flat", "fight5_slot", "brawl_answer", "fight_klub_cards", "fight_klub_pointer")
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 """A run name is one directory name under ``runs_dir`` (no separators, no ``..``)."""
 DEVICE = re.compile(r"^(cpu|auto|cuda(:\d{1,2})?)$")
@@ -104,8 +104,9 @@ class PPOConfig(PPOHyperparameters):
     n_steps: int = 512
     target_kl: float | None = None
     features: str = "fight5_slot"
-    """Feature extractor before the MLP: ``flat``, ``fight5_slot``, ``brawl_answer`` or ``fight_klub_cards`` (see
-    ``fight_envs.train.features``)."""
+    """Feature extractor before the MLP: ``flat``, ``fight5_slot``, ``brawl_answer``, ``fight_klub_cards`` or
+    ``fight_klub_pointer`` (see ``fight_envs.train.features``; the last trains with its own policy head,
+    ``fight_envs.train.features_fight_klub``)."""
 
 
 @dataclass

@@ -297,6 +297,12 @@ def features_kwargs(name: str) -> dict[str, Any]:
     return {"features_extractor_class": FEATURES[name]}
 
 
+def policy_class(name: str) -> type[MaskableActorCriticPolicy]:
+    """The policy class that trains with extractor ``name``: ``FastMaskablePolicy``, or the one
+    ``POLICY_OF_FEATURES`` names (an extractor whose output only its own head reads)."""
+    return POLICY_OF_FEATURES.get(name, FastMaskablePolicy)
+
+
 # ===================================================================================== the trainer's policy
 MASKED_LOGIT = -1e8
 """What sb3-contrib's ``MaskableCategorical`` puts in place of a masked logit (``HUGE_NEG``)."""
@@ -461,3 +467,12 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             batch_size = size
         for start in range(0, size, batch_size):
             yield order[start: start + batch_size]
+
+
+# The Fight Klub pointer network lives in its own module, which builds on FastMaskablePolicy above
+# (imported here, at the end, so that the name it imports from this module already exists).
+from fight_envs.train.features_fight_klub import FightKlubPointerExtractor, FightKlubPointerPolicy  # noqa: E402
+
+FEATURES["fight_klub_pointer"] = FightKlubPointerExtractor
+POLICY_OF_FEATURES: dict[str, type[MaskableActorCriticPolicy]] = {"fight_klub_pointer": FightKlubPointerPolicy}
+"""Extractors that need their own policy class (``policy_class``)."""

@@ -63,7 +63,7 @@ from fight_envs.train.callbacks import (
 )
 from fight_envs.train.config import SELF, Config, TrainingDiverged, load_config, save_config
 from fight_envs.train.fast_ppo import FastMaskablePPO
-from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, features_kwargs
+from fight_envs.train.features import FastMaskableRolloutBuffer, features_kwargs, policy_class
 from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
 from fight_envs.wrappers.single_agent import SingleAgentEnv
 
@@ -123,7 +123,7 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
         # sb3-contrib's MaskablePPO, MlpPolicy and rollout buffer, computed with fewer operations
         # (same math; fight_envs.train.fast_ppo, fight_envs.train.features).
         model = FastMaskablePPO(
-            FastMaskablePolicy,
+            policy_class(config.ppo.features),
             vec_env,
             rollout_buffer_class=FastMaskableRolloutBuffer,
             learning_rate=learning_rate_schedule(config.ppo.learning_rate, config.ppo.lr_schedule),

@@ -57,7 +57,7 @@ Counts are scaled by the divisors in ``_SCALE``; all values are clipped to +-``O
 from __future__ import annotations
 
 import struct
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -423,8 +423,11 @@ def _token_numbers(pool0: int, pool1: int, pool2: int, imp: tuple[int, int, int]
 
 def _totals(game: FightKlubGame, f: FightSlot, seat: int) -> tuple[list[int], list[int]] | None:
     """Both sides' skirmish totals (``seat``'s first) in an opposed fight of two power ends, else None."""
-    if f.cards[0] is not None and f.cards[1] is not None and game.end_of(f, 0).kind == "power" \
-            and game.end_of(f, 1).kind == "power":
+    c0, c1 = f.cards
+    if c0 is None or c1 is None:
+        return None
+    fight, (e0, e1) = game.pool.fight, f.end  # ``game.end_of`` of both seats, read inline (it runs most decisions)
+    if fight[c0].ends[e0].kind == "power" and fight[c1].ends[e1].kind == "power":
         return game.skirmish_totals(f, seat), game.skirmish_totals(f, 1 - seat)
     return None
 
@@ -443,6 +446,8 @@ def _mirror() -> tuple[int, ...]:
 
 
 _MIRROR = _mirror()
+_MIRRORED = itemgetter(*_MIRROR)
+"""A fight state's numbers in ``_MIRROR``'s order, as a tuple (one C call)."""
 
 
 def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals: Any = _UNKNOWN) -> list[float]:
@@ -454,7 +459,7 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
         if seat in cache:
             return cache[seat]
         if 1 - seat in cache and game.current != idx:  # the other seat's numbers, mine and his swapped
-            v = cache[seat] = list(map(cache[1 - seat].__getitem__, _MIRROR))
+            v = cache[seat] = list(_MIRRORED(cache[1 - seat]))
             return v
     v = [0.0] * FIGHT_STATE_SIZE
     v[0] = 1.0
@@ -541,9 +546,9 @@ class _Buffer:
         self.tables = _pool_tables(pool)
         # the keys of the blocks met most often, in plain attributes and lists (faster to reach)
         self.hand_key: list[str] | None = None
-        self.head_bytes: list[Any] = [None, None, None]  # the global, me and opp bytes last written
+        self.head_bytes: list[Any] = [None]  # the global bytes last written
         self.area_keys: list[Any] = [None, None]
-        self.fight_keys: list[Any] = [_UNKNOWN] * FIGHTS_PER_TURN
+        self.fight_keys: list[Any] = [None] * FIGHTS_PER_TURN  # None: the columns are zeros (as np.zeros made them)
         self.state_keys: list[Any] = [None] * FIGHTS_PER_TURN
         # each player's piles and their exact sums (``_PileSum``: Draw deck, hand cards in slots,
         # Fight stack, plays), shared by both seats' buffers of a game: a change is summed once;
@@ -566,9 +571,9 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     Each game keeps one buffer per seat and rewrites only the blocks whose inputs changed since
     that seat's last encoding (a hand, a support area, a fight's cards, a pile). Blocks are written
     through memoryviews of the buffer (``struct`` packs numbers as float32, a card's features are
-    copied as kept float32 bytes), not through numpy calls. The table numbers are float32 bytes
-    kept per key: the global block per its one-hots and counts, each player's block per its counts
-    and piles (one entry per player, shared by both seats' views). What both seats read alike is
+    copied as kept float32 bytes), not through numpy calls. The table numbers are float32 bytes:
+    the global block kept per its one-hots and counts, each player's block packed at every call
+    from parts kept per key (``_player_bytes``). What both seats read alike is
     kept once per game: each open fight's state on its slot, keyed by the slot's version
     ``FightSlot.v`` (which the engine bumps at every change of a slot), whether it is current and
     the bonuses in play, computed for seat 0 and mirrored for seat 1 (``_MIRROR``); a resolved
@@ -618,8 +623,7 @@ _GLOBAL_PACK = struct.Struct(f"{GLOBAL_SIZE}f").pack
 _PLAYER_PACK = struct.Struct(f"{PLAYER_SIZE}f").pack
 _GLOBAL_B = 4 * GLOBAL_SIZE
 _PLAYER_BYTES = 4 * PLAYER_SIZE
-_PLAYER_B = (4 * _S["me"][0], 4 * _S["opp"][0])
-_PLAYER_KEYS = (("player", 0), ("player", 1))
+_ME_B, _OPP_B = 4 * _S["me"][0], 4 * _S["opp"][0]
 
 
 def _global_template(phase: str, kind: int, deciding: bool, drop: bool) -> list[float]:
@@ -682,31 +686,23 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     if written[0] is not gbytes:
         written[0] = gbytes
         mv[0:_GLOBAL_B] = gbytes
-    for k, s in ((1, seat), (2, 1 - seat)):
-        p = players[s]
-        (life_, dealt, pool, imp, fists, en, hold, hand_size, hand_, draw_deck, fight_stack, discard, support,
-         damage_stack, rts) = _PLAYER_FIELDS(p)
-        # everything ``_player`` reads, as references to the player's own lists (compared in C with
-        # the copies the kept entry holds)
-        pkey = (life_, dealt, players[1 - s].dealt, pool, imp, fists, en, hold, hand_size, len(hand_), len(draw_deck),
-                len(fight_stack), len(support), len(damage_stack), discard, rts)
-        entry = shared.get(_PLAYER_KEYS[s])
-        if entry is None or entry[0] != pkey:
-            entry = shared[_PLAYER_KEYS[s]] = (
-                (*pkey[:3], list(pool), *pkey[4:14], list(discard), list(rts)),
-                _PLAYER_PACK(*_player(game, s, shared, tables)) if buf.fresh else _player_bytes(game, s, shared, tables))
-        pbytes = entry[1]
-        if written[k] is not pbytes:
-            written[k] = pbytes
-            at = _PLAYER_B[k - 1]
-            mv[at:at + _PLAYER_BYTES] = pbytes
+    # the player blocks, packed afresh at every call (the same numbers as "me" in a player's own view
+    # and as "opp" in the other's): their parts that take few values are kept per key inside
+    # ``_player_bytes``, and a key of the whole block (16 fields, half of them changing most decisions)
+    # cost more to build and compare than the packing it would save
+    if buf.fresh:
+        mv[_ME_B:_ME_B + _PLAYER_BYTES] = _PLAYER_PACK(*_player(game, seat, shared, tables))
+        mv[_OPP_B:_OPP_B + _PLAYER_BYTES] = _PLAYER_PACK(*_player(game, 1 - seat, shared, tables))
+    else:
+        mv[_ME_B:_ME_B + _PLAYER_BYTES] = _player_bytes(game, seat, shared, tables)
+        mv[_OPP_B:_OPP_B + _PLAYER_BYTES] = _player_bytes(game, 1 - seat, shared, tables)
     my_hand = me.hand
     old = buf.hand_key
     if old != my_hand:  # keys of piles are list copies: a list equals a list only
         # hands stay in pool order, so a change rewrites the rows from the first card that differs
         n_new = len(my_hand)
         if old is None:
-            first, n_old = 0, MAX_HAND
+            first, n_old = 0, 0  # a new buffer: its rows are zeros already
         else:
             n_old, first = len(old), 0
             last = min(n_old, n_new)
@@ -742,7 +738,7 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         base = _AREA_B[k]
         if hit is None or hit[0] != cards:
             if hit is None:
-                first, n_old = 0, MAX_SUPPORT
+                first, n_old = 0, 0  # a new buffer: its rows are zeros already
             else:
                 old = hit[0]
                 n_old, first = len(old), 0
@@ -781,7 +777,7 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             # a resolved fight's state is kept by _fight_state once written: the slot itself is its key
             if state_keys[i] is f and old[0] is f and old[1] == f.cards and old[2] == f.end:
                 continue
-            if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
+            if old is None or old[0] is not f or old[1] != f.cards or old[2] != f.end:
                 _write_cards(buf, f, i, seat)
             state_keys[i] = f
             mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat))  # the totals only if not kept
@@ -801,7 +797,7 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             entry = f.__dict__["_obs_open"] = [live, None, None, None]
         elif state_keys[i] is entry:
             continue
-        if old is None or old is _UNKNOWN or old[0] is not f or old[1] != f.cards or old[2] != f.end:
+        if old is None or old[0] is not f or old[1] != f.cards or old[2] != f.end:
             _write_cards(buf, f, i, seat)
         state_keys[i] = entry
         numbers = entry[2 + seat]
@@ -809,7 +805,7 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             v0 = entry[1]
             if v0 is None:
                 v0 = entry[1] = _fight_state(game, f, i, 0, _totals(game, f, 0))
-            numbers = entry[2 + seat] = _STATE_PACK(*v0) if seat == 0 else _STATE_PACK(*map(v0.__getitem__, _MIRROR))
+            numbers = entry[2 + seat] = _STATE_PACK(*v0) if seat == 0 else _STATE_PACK(*_MIRRORED(v0))
         mv[at:at + _STATE_B] = numbers
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
     character = keys.get("character")
@@ -821,34 +817,50 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     # updated card by card), rewritten when a sum changed since this buffer last wrote it
     mine, theirs = buf.piles[seat], buf.piles[1 - seat]
     seen, views = buf.pile_seen, buf.pile_views
-    mine[0].update(me.draw_deck)
-    v = mine[0].version
-    if seen[0] != v:
-        seen[0] = v
-        mine[0].scaled(tables.draw_den, out=views[0])
+    # each pile's list is compared here with the one its sum was made from (``_PileSum.ids``; None
+    # before the first), so an unchanged pile, the common case, costs no call
+    pile, cards = mine[0], me.draw_deck
+    if pile.ids != cards:
+        pile.update(cards)
+    if seen[0] != pile.version:
+        seen[0] = pile.version
+        pile.scaled(tables.draw_den, out=views[0])
     # the other's unseen cards: his Draw deck and his hand cards in slots (the slots change with
     # the hand, so the hand and its slots are the hidden pile's key)
     odraw, hidden = theirs[0], theirs[1]
     hidden_of = hidden.owner_cards
-    if hidden_of is None or hidden_of[0] != opp.hand or hidden_of[1] != opp.hand_slots:
-        hidden.owner_cards = (list(opp.hand), list(opp.hand_slots))
-        hidden.update([c for c, slot in zip(opp.hand, opp.hand_slots) if slot is not None])
-    odraw.update(opp.draw_deck)
+    ohand, oslots = opp.hand, opp.hand_slots
+    if hidden_of is None or hidden_of[0] != ohand or hidden_of[1] != oslots:
+        hidden.owner_cards = (list(ohand), list(oslots))
+        if None in oslots or len(oslots) != len(ohand):
+            hidden.update([c for c, slot in zip(ohand, oslots) if slot is not None])
+        else:  # every hand card in a slot (none retrieved): the hand itself, without a comprehension
+            hidden.update(ohand)
+    cards = opp.draw_deck
+    if odraw.ids != cards:
+        odraw.update(cards)
     v = (odraw.version, hidden.version)
     if seen[1] != v:
         seen[1] = v
         odraw.scaled(tables.draw_den, hidden, out=views[1])
-    for k, own in ((2, mine), (3, theirs)):
-        stack = own[2]
-        stack.update((me if k == 2 else opp).fight_stack)
-        if seen[k] != stack.version:
-            seen[k] = stack.version
-            stack.scaled(tables.stack_den, out=views[k])
-    plays = theirs[3]
-    plays.update(opp.played)
-    if seen[4] != plays.version:
-        seen[4] = plays.version
-        plays.scaled(tables.plays_den, out=views[4])
+    pile, cards = mine[2], me.fight_stack
+    if pile.ids != cards:
+        pile.update(cards)
+    if seen[2] != pile.version:
+        seen[2] = pile.version
+        pile.scaled(tables.stack_den, out=views[2])
+    pile, cards = theirs[2], opp.fight_stack
+    if pile.ids != cards:
+        pile.update(cards)
+    if seen[3] != pile.version:
+        seen[3] = pile.version
+        pile.scaled(tables.stack_den, out=views[3])
+    pile, cards = theirs[3], opp.played
+    if pile.ids != cards:
+        pile.update(cards)
+    if seen[4] != pile.version:
+        seen[4] = pile.version
+        pile.scaled(tables.plays_den, out=views[4])
 
 
 def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -245,8 +244,9 @@ class FightKlubGame:
         self._play_tabs: list[_PlayTables | None] = [None, None]
         """Per seat, ``playable``'s tables (``_PlayTables``) for that seat's imprint."""
         self._playable_hint: tuple[Any, ...] | None = None
-        """(phase, seat 0's ``playable``, seat 1's or None) as the moot test just found them, for the
-        phase action that follows it at once (``_phase_action``); None otherwise."""
+        """(phase, seat 0's ``playable``, seat 1's or None) as the moot test of a step's ordering just
+        found them, for the phase action that follows (``_phase_action``), and again for the next one
+        after a pass (which changes nothing); None otherwise (``_order`` clears it at every step)."""
 
     # ------------------------------------------------------------------ setup
     def new_game(self, rng: np.random.Generator, drop: int | None = None,
@@ -578,7 +578,8 @@ class FightKlubGame:
 
     def _moot_keeping(self, kind: str) -> bool:
         """``moot(kind)``, keeping the ``playable`` lists it computed in ``_playable_hint`` (nothing
-        changes between this test and the first phase action of the step when the ordering is moot)."""
+        changes between this test and the first phase action of the step: a moot ordering is resolved
+        at once, and The Drop's answer to an asked one changes no state)."""
         if kind == "order_even_up":
             return True
         phase = kind[len("order_"):]
@@ -639,13 +640,13 @@ class FightKlubGame:
 
     def _order(self, kind: str) -> Generator[Decision, int, int]:
         """The Drop decides who goes first: option 0 = The Drop, option 1 = the opponent."""
+        self._playable_hint = None  # a step's lists are its own: only this step's moot test sets them
         if kind in self.config.auto:  # the rule of AUTO_RULES: The Drop last in Enhance and Score, else first
             first = 1 - self.drop if kind in ("order_enhance", "order_score") else self.drop
             self.log.append(("auto", kind, first))
             return first
         if self._is_moot(kind, lambda: self._moot_keeping(kind)):
             return self.drop  # the phase action that follows at once may read ``_playable_hint``
-        self._playable_hint = None
         choice = yield from self._ask(self.drop, kind, (OPTION0, OPTION0 + 1))
         return self.drop if choice == OPTION0 else 1 - self.drop
 
@@ -872,15 +873,21 @@ class FightKlubGame:
     def _phase_action(self, seat: int, phase: str) -> Generator[Decision, int, None]:
         """One setup / enhance / score / cooldown action of ``seat``, or a pass."""
         hint = self._playable_hint
+        mine = None
         if hint is not None:  # the moot test's lists, for the first phase action after it
             self._playable_hint = None
-            mine = hint[1 + seat] if hint[0] == phase else None
-            legal = [PASS] + (self.playable(seat, phase) if mine is None else mine)
-        else:
-            legal = [PASS] + self.playable(seat, phase)
-        a = yield _decision(seat, phase, tuple(legal))  # [PASS] + playable is sorted
+            if hint[0] == phase:
+                mine = hint[1 + seat]
+        if mine is None:
+            mine = self.playable(seat, phase)
+        a = yield _decision(seat, phase, (PASS, *mine))  # [PASS] + playable is sorted
         p = self.players[seat]
         if a == PASS:
+            # a pass changes nothing, so the lists stay true for the next phase action of this step
+            # (the same seat's second Setup action, or the other seat's): kept for it. The next step's
+            # ordering (``_order``) drops them, so they never outlive the step
+            self._playable_hint = (phase, mine, hint[2] if hint is not None and hint[0] == phase else None) if seat == 0 \
+                else (phase, hint[1] if hint is not None and hint[0] == phase else None, mine)
             return
         if a == ROTATE:
             f = self.fights[self.current]  # type: ignore[index]
@@ -960,8 +967,7 @@ class FightKlubGame:
         ok = tabs.hand_ok.get(pkey)
         if ok is None:
             ok = tabs.hand_payable(pkey)
-        hand = p.hand
-        out = list(compress(range(HAND0, HAND0 + len(hand)), map(ok.__contains__, hand)))  # C loops
+        out = [i for i, cid in enumerate(p.hand, HAND0) if cid in ok]  # (twice as fast as compress and map here)
         if p.support:
             step = (self.turn, phase, current if phase == "enhance" or phase == "score" else None)
             sneeds = tabs.support_needs.get(phase)

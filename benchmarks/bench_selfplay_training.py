@@ -121,7 +121,10 @@ def measure(game: str, players: int, name: str, timesteps: int, mix: str, runs_d
     base = load_config(path, recipe_overrides or [])
     overrides = [*(recipe_overrides or []), *line_overrides(name, base.n_envs, base.ppo.n_steps), *mixes(path)[mix],
                  f"total_timesteps={timesteps}", f"runs_dir={runs_dir}", f"run_name={game}_{players}p_{name}",
-                 "eval.games=0", "progress=none", f"checkpoint_every={10 * timesteps}", f"seed={seed}"]
+                 "eval.games=0", "progress=none", f"checkpoint_every={10 * timesteps}", f"seed={seed}",
+                 # no behaviour cloning first (the Brawl and Fight Klub recipes clone a teacher's games):
+                 # a line times PPO's rollouts and updates, the same work on every line
+                 "pretrain.games=0", "pretrain.epochs=0"]
     config = load_config(path, overrides)
     ROLLOUT_SECONDS[0] = 0.0
     t0 = time.perf_counter()

@@ -817,14 +817,6 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     # updated card by card), rewritten when a sum changed since this buffer last wrote it
     mine, theirs = buf.piles[seat], buf.piles[1 - seat]
     seen, views = buf.pile_seen, buf.pile_views
-    # each pile's list is compared here with the one its sum was made from (``_PileSum.ids``; None
-    # before the first), so an unchanged pile, the common case, costs no call
-    pile, cards = mine[0], me.draw_deck
-    if pile.ids != cards:
-        pile.update(cards)
-    if seen[0] != pile.version:
-        seen[0] = pile.version
-        pile.scaled(tables.draw_den, out=views[0])
     # the other's unseen cards: his Draw deck and his hand cards in slots (the slots change with
     # the hand, so the hand and its slots are the hidden pile's key)
     odraw, hidden = theirs[0], theirs[1]
@@ -843,24 +835,16 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     if seen[1] != v:
         seen[1] = v
         odraw.scaled(tables.draw_den, hidden, out=views[1])
-    pile, cards = mine[2], me.fight_stack
-    if pile.ids != cards:
-        pile.update(cards)
-    if seen[2] != pile.version:
-        seen[2] = pile.version
-        pile.scaled(tables.stack_den, out=views[2])
-    pile, cards = theirs[2], opp.fight_stack
-    if pile.ids != cards:
-        pile.update(cards)
-    if seen[3] != pile.version:
-        seen[3] = pile.version
-        pile.scaled(tables.stack_den, out=views[3])
-    pile, cards = theirs[3], opp.played
-    if pile.ids != cards:
-        pile.update(cards)
-    if seen[4] != pile.version:
-        seen[4] = pile.version
-        pile.scaled(tables.plays_den, out=views[4])
+    # my Draw deck, both Fight stacks, the other's plays: each pile's list is compared here with the
+    # one its sum was made from (``_PileSum.ids``; None before the first), so an unchanged pile, the
+    # common case, costs no call
+    for k, pile, cards, den in ((0, mine[0], me.draw_deck, tables.draw_den), (2, mine[2], me.fight_stack, tables.stack_den),
+                                (3, theirs[2], opp.fight_stack, tables.stack_den), (4, theirs[3], opp.played, tables.plays_den)):
+        if pile.ids != cards:
+            pile.update(cards)
+        if seen[k] != pile.version:
+            seen[k] = pile.version
+            pile.scaled(den, out=views[k])
 
 
 def _write_cards(buf: _Buffer, f: FightSlot, i: int, seat: int) -> None:

@@ -9,6 +9,7 @@ on the rules of 2026-12-01, 60k decisions: Brawl passed, Fifth-Earth 0.630 [0.56
 0.635 [0.566, 0.704] with its recipe's ``reward: destination``, 0.550 [0.485, 0.615] with ``outcome``;
 with the heuristic-heavy opponent mix of the recipe since 2026-12-02, 0.585 [0.514, 0.656] after 60k decisions,
 so Fifth-Earth trains 150k here, which passed in 90 s).
+Fight Klub's pointer recipe (2026-12-03), with 200 cloned games here, passed in 247 s.
 Nothing here is specific to a game's rules, so the test follows each game as it changes.
 Run: ``python -m pytest -q -m slow tests/train/test_learns_every_game.py``.
 """

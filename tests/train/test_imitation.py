@@ -17,13 +17,15 @@ ROOT = Path(__file__).resolve().parents[2]
 BRAWL_2P = ROOT / "configs" / "brawl_selfplay_2p.yaml"
 
 
-def test_pretrain_is_off_by_default_and_in_no_other_recipe() -> None:
+def test_pretrain_is_off_by_default_and_only_in_the_cloning_recipes() -> None:
     assert Config().pretrain.games == 0 and Config().pretrain.names() == []
     brawl = load_config(BRAWL_2P).pretrain
     assert brawl.games > 0 and brawl.epochs > 0 and brawl.teacher.startswith("search:")
     assert brawl.names() == ["heuristic", brawl.teacher]  # the search teacher against the heuristic
+    klub = load_config(ROOT / "configs" / "fight_klub_selfplay_2p.yaml").pretrain
+    assert klub.games > 0 and klub.epochs > 0 and klub.teacher == "heuristic"  # the pointer recipe clones the heuristic
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        if path.name.startswith(("brawl_selfplay", "rllib")):
+        if path.name.startswith(("brawl_selfplay", "rllib")) or path.name == "fight_klub_selfplay_2p.yaml":
             continue
         assert load_config(path).pretrain.games == 0, path.name
 

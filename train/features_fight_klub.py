@@ -13,8 +13,9 @@ Klub). With these features the pointer network agrees on 91% of Enhance decision
 So this module computes it, in torch, for the whole batch (:func:`answer_features`): for each of
 the 24 card slots that an action names (16 hand positions, then my 8 support positions) the
 totals after playing it and the result it gives, exactly as ``agents.fight_klub.HeuristicAgent``
-values an Enhance play (its ``_enhance``; ``tests/train/test_fight_klub_pointer.py`` checks every
-number against it), and for the rotation action the same. These are features, not a rule: the
+values an Enhance play (its ``_enhance``: ``tests/train/test_fight_klub_pointer.py`` checks that its
+choice is the arg-max of these gains on every Enhance decision of 30 heuristic games), and for the
+rotation action the same. These are features, not a rule: the
 policy reads them beside everything else and PPO may learn to play otherwise.
 
 :class:`FightKlubPointerExtractor` embeds every card slot with one shared network and passes a

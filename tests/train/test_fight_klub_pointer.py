@@ -13,14 +13,13 @@ import pytest
 import torch
 from gymnasium import spaces
 
-from fight_envs import fight_klub_v0
 from fight_envs.agents.checkpoint import PolicyAgent, checkpoint_metadata, load_checkpoint_agent, save_checkpoint
-from fight_envs.agents.fight_klub import HeuristicAgent
 from fight_envs.games.fight_klub.observe import OBS_SIZE
 from fight_envs.games.fight_klub.rules import DECISION_KINDS, HAND0, NUM_ACTIONS, PASS, ROTATE
 from fight_envs.testing import random_play_observations
 from fight_envs.train.config import load_config
 from fight_envs.train.features import FEATURES, policy_class
+from fight_envs.train.imitation import Demonstrations, agreement, collect, fit
 from fight_envs.train.features_fight_klub import (
     SLOT_ANSWER,
     FightKlubPointerExtractor,
@@ -34,24 +33,10 @@ KIND0 = 6
 
 
 def heuristic_decisions(games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, masks, the heuristic's actions, game numbers) of every decision of heuristic self-play."""
-    env = fight_klub_v0.env()
-    agent = HeuristicAgent(0)
-    obs_rows, mask_rows, actions, game = [], [], [], []
-    for g in range(games):
-        env.reset(seed=seed + g)
-        for name in env.agent_iter():
-            o, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            a = agent.act(o["observation"], o["action_mask"])
-            obs_rows.append(o["observation"])
-            mask_rows.append(o["action_mask"].astype(bool))
-            actions.append(a)
-            game.append(g)
-            env.step(a)
-    return np.stack(obs_rows), np.stack(mask_rows), np.array(actions), np.array(game)
+    """(observations, masks, the heuristic's actions, game numbers) of every decision of heuristic
+    self-play: behaviour cloning's own collection (both seats are the teacher, so both are recorded)."""
+    data = collect("fight_klub_v0", {}, [2], games, "heuristic", {"heuristic": 1.0}, seed=seed, gamma=1.0)
+    return data.observations, data.masks, data.actions, data.game
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +130,6 @@ def test_a_pointer_checkpoint_saves_data_only_and_plays_the_same_logits(tmp_path
 
 
 def test_a_short_fit_clones_the_heuristic_closely(decisions) -> None:
-    from fight_envs.train.imitation import Demonstrations, agreement, fit
-
     obs, masks, actions, games = decisions
     data = Demonstrations(obs, masks, actions, np.zeros(len(obs), np.float32), games)
     held = games >= games.max() - 2
@@ -156,7 +139,7 @@ def test_a_short_fit_clones_the_heuristic_closely(decisions) -> None:
                                     features_extractor_class=FightKlubPointerExtractor)
     fit(policy, train, epochs=6, batch_size=128, learning_rate=1e-3, vf_coef=0.0, seed=0)
     enhance = np.flatnonzero(test.observations[:, KIND0 + ENHANCE] > 0.5)
-    # measured here: 0.87 and 0.80 (seed 0). Over 180 games (six times these) and 12 epochs, the
+    # measured here: 0.87 and 0.76 (seed 0). Over 180 games (six times these) and 12 epochs, the
     # card-embedding network (fight_klub_cards) agreed on 0.59 of Enhance decisions (0.80 overall), a
     # pointer head without the answer features on 0.65
     overall, on_enhance = agreement(policy, test), agreement(policy, test.subset(enhance))

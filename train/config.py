@@ -210,6 +210,13 @@ class Config:
     run_name: str | None = None
     runs_dir: str = "runs"
     resume: str | None = None
+    init_from: str | None = None
+    """A trained model (a checkpoint path, or a shipped model's name such as ``fight_klub_2p.zip``) whose
+    weights start a new run: a warm start, for fine-tuning or training longer than a shipped model was.
+    The network it describes must be the config's (``ppo.features``, ``ppo.net_arch``,
+    ``ppo.activation``) and its env the config's; the optimizer and the step counter start afresh, and
+    pretraining is skipped (the policy is already trained). A resumed run ignores it (it carries on
+    from its own checkpoint, which holds the warm start already)."""
     seed: int = 0
     total_timesteps: int = 600_000
     n_envs: int = 8
@@ -269,6 +276,9 @@ class Config:
         # A minibatch of 1 has no spread to normalise advantages by (NaN); one beyond the rollout is the
         # whole rollout (SB3 cuts it), so the bound is only a sanity ceiling.
         _int_range("ppo.batch_size", self.ppo.batch_size, 2, MAX_BATCH)
+        if self.init_from is not None and (not isinstance(self.init_from, str) or not self.init_from.strip()):
+            raise ConfigError(f"init_from must be a checkpoint path or a shipped model's name (or null: a fresh "
+                              f"network), got {self.init_from!r}")
         self.pretrain.validate()
         return self
 

@@ -21,7 +21,8 @@ padded to the largest game by the env itself; or, with ``vec_env: batched`` (Fig
 ``fight_envs.train.batched_vec_env.BatchedFight5VecEnv`` stepping ``n_envs`` games per count as arrays.
 ``resume=<run dir>`` continues from the newest
 checkpoint: the timestep counter, the TensorBoard directory, the pool and the evaluation
-history carry on.
+history carry on. ``init_from=<model>`` starts a new run from a trained model's weights instead
+of a fresh network (``load_init_policy`` checks that it fits, before the run directory exists).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from fight_envs.agents.checkpoint import (
     CheckpointError,
     checkpoint_kind,
     checkpoint_metadata,
+    load_policy,
     load_training_state,
+    policy_spec,
     read_metadata,
     save_checkpoint,
     untrusted_error,
@@ -88,6 +91,8 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
     """
     config.validate()
     preflight(config)
+    # a warm start's model, read and checked against the run's env and network before anything is written
+    init_policy = load_init_policy(config, trust_checkpoint) if config.init_from and not config.resume else None
 
     # ---- Seeding and threads: the only global state a run sets (torch, and SB3's own seeding).
     torch.set_num_threads(config.torch_threads)
@@ -145,7 +150,10 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
         )
         if resume_state is not None:
             restore_training_state(model, resume_state, resume_from)
-    if resume_from is None and config.pretrain.games > 0:
+    if init_policy is not None and resume_from is None:
+        model.policy.load_state_dict(init_policy.state_dict())  # the same network: load_init_policy checked it
+        say(f"[selfplay] starting from the weights of {config.init_from} (a fresh optimizer; no pretraining)")
+    elif resume_from is None and config.pretrain.games > 0:
         # Behaviour cloning of a scripted teacher before the first rollout (fight_envs.train.imitation).
         from fight_envs.train.imitation import pretrain
 
@@ -385,6 +393,60 @@ def preflight(config: Config) -> None:
             make_baseline(name, game)
         except (KeyError, ValueError) as e:
             raise ConfigError(f"opponents/eval: unknown baseline {name!r} for {game}: {e}") from None
+
+
+def _init_path(name: str) -> Path:
+    """``init_from`` as a file: the path as given if it exists, else a shipped model of that name."""
+    from fight_envs.resources import model_path
+
+    path = Path(name)
+    if path.is_file():
+        return path
+    try:
+        return model_path(name)
+    except ConfigError as e:
+        raise ConfigError(f"init_from={name!r}: no such file, and {e}") from None
+
+
+def load_init_policy(config: Config, trust: bool = False) -> Any:
+    """The policy ``config.init_from`` names (``ConfigError`` unless it fits): its env must be the run's,
+    with the observation shape and action count of the run's env, and its network the one the config
+    builds (policy class, extractor, layers, activation), so that its weights load into the run's policy."""
+    from fight_envs.agents.checkpoint import _activations, _name_of, _policy_classes
+    from fight_envs.registry import make
+
+    name = str(config.init_from)
+    path = _init_path(name)
+    try:
+        policy, meta = load_policy(path, device=config.device, trust=trust)
+    except (CheckpointError, FileNotFoundError) as e:
+        raise ConfigError(f"init_from={name!r}: {e}") from None
+    if meta.get("env") != config.env.name:
+        raise ConfigError(f"init_from={name!r} was trained on {meta.get('env')!r}; the run's env.name is "
+                          f"{config.env.name!r} (a warm start needs the same game)")
+    env = make(config.env.name, api="raw", **{**config.env.env_options(), "num_players": max(config.env.num_players)})
+    space = env.observation_space(env.possible_agents[0])
+    shape = tuple((space["observation"] if hasattr(space, "spaces") else space).shape)
+    num_actions = int(env.action_space(env.possible_agents[0]).n)
+    spec = policy_spec(policy)
+    if tuple(spec["observation_shape"]) != shape or spec["num_actions"] != num_actions:
+        raise ConfigError(f"init_from={name!r} reads observations of shape {tuple(spec['observation_shape'])} and "
+                          f"{spec['num_actions']} actions; the run's env gives {shape} and {num_actions} (other "
+                          f"player counts or options than the model's: env.num_players={meta.get('num_players')}, "
+                          f"env.options={meta.get('env_options')})")
+    wanted = {
+        "features": ("ppo.features", config.ppo.features),
+        "net_arch": ("ppo.net_arch", [int(n) for n in config.ppo.net_arch]),
+        "activation": ("ppo.activation", _name_of(ACTIVATION_FNS[config.ppo.activation], _activations(), "activation")),
+        "class": ("ppo.features", _name_of(policy_class(config.ppo.features), _policy_classes(), "policy class")),
+    }
+    for key, (field, ours) in wanted.items():
+        if spec[key] != ours:
+            theirs = (spec[key].lower() if key == "activation" else
+                      "[" + ",".join(map(str, spec[key])) + "]" if key == "net_arch" and isinstance(spec[key], list) else spec[key])
+            raise ConfigError(f"init_from={name!r}: the model's network has {key} {spec[key]!r}, the config's "
+                              f"{ours!r}; set {field}={theirs} (a warm start loads the weights into the same network)")
+    return policy
 
 
 def checkpoint_steps(path: Path | None) -> int:

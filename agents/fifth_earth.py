@@ -4,7 +4,7 @@ The heuristic acts from the observation vector and the action mask alone, exactl
 policy does, decoding the vector with the layout of ``fight_envs.games.fifth_earth.observe``.
 
 The baselines judge a lay by the packaged card powers (``POWER``, ``LAY_POWER`` below, from
-``DEFAULT_CARDS``): the observation names cards, not their powers, so with other card data
+``DEFAULT_CARDS``): the observation names cards (and the last fight's totals), not each card's power, so with other card data
 (``fifth_earth_v0.env(cards=...)``) they misjudge lays. ``benchmarks/fifth_earth_runs.py`` points
 these constants at another design for its runs (``use_powers``).
 """

@@ -53,11 +53,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fifth_earth_tables
 from fifth_earth_tables import make
 
 import fight_envs.agents.fifth_earth as fe_agents
 from fight_envs.agents.arena import agent_seed
 from fight_envs.agents.evaluate import Z95, deal_seeds
+from fight_envs.core.data import load_json_data
 from fight_envs.games.fifth_earth.cards import (
     DEFAULT_CARDS,
     FifthEarthCards,
@@ -129,16 +131,11 @@ def keeper_choice(game: FifthEarthGame, seat: int, legal: np.ndarray, rng: np.ra
 
 def design_cards(profiles: tuple[tuple[int, ...], ...]) -> FifthEarthCards:
     """The packaged card data with each packaged profile's stage powers replaced (validated by ``parse_cards``)."""
-    data = _packaged_json()
+    data, _ = load_json_data("fight_envs.games.fifth_earth", "cards.json", None, "fifth_earth/cards.json")
     swap = dict(zip(PACKAGED, profiles))
     for c in data["characters"]:
         c["stages"] = list(swap[tuple(c["stages"])])
     return parse_cards(data, "design")
-
-
-def _packaged_json() -> dict[str, Any]:
-    from importlib import resources
-    return json.loads(resources.files("fight_envs.games.fifth_earth").joinpath("cards.json").read_text())
 
 
 def use_powers(cards: FifthEarthCards) -> None:
@@ -147,7 +144,6 @@ def use_powers(cards: FifthEarthCards) -> None:
     fe_agents.POWER = power
     fe_agents.LAY_POWER = np.array([power[c].sum() for c in fe_agents.LAY_CARDS])
     fe_agents.POWER_POINTS = cards.power_modifiers.astype(np.float64)
-    import fifth_earth_tables
     fifth_earth_tables.LAY_POWER = fe_agents.LAY_POWER
 
 

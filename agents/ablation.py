@@ -61,6 +61,9 @@ class AblatedAgent(Agent):
     def reset(self) -> None:
         self.base.reset()
 
+    def bind_rules(self, env: Any) -> None:
+        self.base.bind_rules(env)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError("an ablated agent needs the decision kind: play it through fight_envs.agents.arena.play_game")
 

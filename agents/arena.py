@@ -62,7 +62,8 @@ def play_game(
 ) -> GameResult:
     """Play one game on AEC ``env`` with ``agents[i]`` in seat ``player_i``.
 
-    Agents are reseeded from ``seed`` and their seat, so the same call gives the same game.
+    Agents take the env's public rules (``Agent.bind_rules``, e.g. Fifth-Earth's card data) and are
+    reseeded from ``seed`` and their seat, so the same call gives the same game.
     Agents with ``needs_information_set`` act through ``act_with_information`` with the seat's
     ``env.unwrapped.information_set(agent_id)`` (a determinization, never the true state).
     ``on_step(agent_name, observation, action)`` sees each decision (for logging or display).
@@ -71,6 +72,7 @@ def play_game(
     if len(agents) != len(agent_ids):
         raise ValueError(f"this env has {len(agent_ids)} seats but {len(agents)} agents were given")
     for seat, agent in enumerate(agents):
+        agent.bind_rules(env)
         agent.seed(agent_seed(seed, seat))
         agent.reset()
     env.reset(seed=seed, options=options)

@@ -11,7 +11,14 @@ line all use) then passes ``env.unwrapped.information_set(agent_id)``: an
 ``fight_envs.core.information.InformationSet``, which holds a determinization (a full game
 equal to the true one in everything that seat observed, every hidden part resampled) and never
 the true game, so an agent cannot reach hidden information through it. This is the only way an
-agent is given more than its observation.
+agent is given more of the game's state than its observation.
+
+**Agents that judge by the game's rules** (the Fifth-Earth baselines read each card's power from the
+card data, which ``fifth_earth_v0.env(cards=...)`` configures) override ``bind_rules(env)``. The
+arena calls it before every game, and the training opponents when they are attached to an env, so
+an agent built by name plays by the rules of the env it meets. What it reads there is public rules
+(the card data), never the game's state, so it does not break the rule that an agent sees only its
+observation.
 """
 
 from __future__ import annotations
@@ -44,6 +51,13 @@ class Agent:
 
     def reset(self) -> None:
         """Called at the start of every game; agents with per-game memory clear it here."""
+
+    def bind_rules(self, env: Any) -> None:
+        """Take the public rules of the game ``env`` plays (its card data) that this agent judges by.
+
+        Called by the arena before every game and by the training opponents when attached to an
+        env (see the module docstring); by default it does nothing. Never read the game's state here.
+        """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return one legal action for one observation."""

@@ -3,20 +3,38 @@
 The heuristic acts from the observation vector and the action mask alone, exactly as a trained
 policy does, decoding the vector with the layout of ``fight_envs.games.fifth_earth.observe``.
 
-The baselines judge a lay by the packaged card powers (``POWER``, ``LAY_POWER`` below, from
-``DEFAULT_CARDS``): the observation names cards (and the last fight's totals), not each card's power, so with other card data
-(``fifth_earth_v0.env(cards=...)``) they misjudge lays. ``benchmarks/fifth_earth_runs.py`` points
-these constants at another design for its runs (``use_powers``).
+**Card powers.** The baselines judge a lay by the powers of the card data the game is played with
+(:class:`CardPowers`): the observation names cards (and the last fight's totals), not each card's
+power, and the card data is configurable (``fifth_earth_v0.env(cards=...)``). Each agent holds its
+powers per instance: the packaged cards by default, or ``cards=`` at construction (what the env's
+``cards`` option takes, a path or None, or a parsed ``FifthEarthCards``). The arena and the
+training opponents call ``bind_rules(env)`` (``fight_envs.agents.base.Agent``) when a game starts or
+the agent is attached to an env, which gives it the env's card data (``env.unwrapped.cards``), so an
+agent built by name plays ``fifth_earth_v0.env(cards=...)`` by those cards. The card powers are
+public rules, not hidden information. ``POWER``, ``LAY_POWER`` and ``POWER_POINTS`` below are the
+packaged cards' (read-only); nothing reads them to judge another design.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+from typing import Any
 
 import numpy as np
 
 from fight_envs.agents.base import Agent, RandomAgent
-from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, NUM_CARDS, NUM_CHARACTERS, NUM_STAGES, card_id
+from fight_envs.core.errors import CardDataError
+from fight_envs.games.fifth_earth.cards import (
+    DEFAULT_CARDS,
+    NUM_CARDS,
+    NUM_CHARACTERS,
+    NUM_POWER_CARDS,
+    NUM_STAGES,
+    FifthEarthCards,
+    card_id,
+    load_cards,
+)
 from fight_envs.games.fifth_earth.observe import COUNT_SCALE, OBS_SLICES, PLAYER_SIZE, PLAYER_SLICES, PLAYERS_START
 from fight_envs.games.fifth_earth.rules import (
     CHALLENGE_BASE,
@@ -27,12 +45,8 @@ from fight_envs.games.fifth_earth.rules import (
 )
 
 GAME = "fifth_earth"
-POWER = DEFAULT_CARDS.card_power.astype(np.float64)
 LAY_CARDS = [action_cards(a) for a in range(DESTINATION_BASE)]
-LAY_POWER = np.array([POWER[c].sum() for c in LAY_CARDS])
 LAY_COUNT = np.array([len(c) for c in LAY_CARDS], dtype=np.float64)
-POWER_POINTS = DEFAULT_CARDS.power_modifiers.astype(np.float64)
-"""The points of the 14 power cards (by power-card id)."""
 RUN_CARDS = {k: np.array([[card_id(c, s) for s in range(1, k + 1)] for c in range(NUM_CHARACTERS)])
              for k in range(2, NUM_STAGES + 1)}
 """For a run of k cards: the card ids of stages 1..k of every character (one row per character)."""
@@ -40,6 +54,91 @@ RUN_CARDS = {k: np.array([[card_id(c, s) for s in range(1, k + 1)] for c in rang
 
 CARD_ACTIONS = NUM_CARDS
 """Actions below this lay one card; from it up to ``DESTINATION_BASE``, a stage run."""
+
+
+class CardPowers:
+    """What the baselines judge lays by, from one card data: ``power`` (float64[100], per card id),
+    ``lay_power`` (per lay action: the power of its cards), ``power_points`` (float64[14], per power
+    card), all read-only, and ``swings`` (the heuristic's power swings per discard pile, kept).
+    Built by :func:`card_powers`, which shares one per distinct card data."""
+
+    __slots__ = ("lay_power", "power", "power_points", "swings")
+
+    def __init__(self, power: np.ndarray, power_points: np.ndarray) -> None:
+        self.power = power
+        self.lay_power = np.array([power[c].sum() for c in LAY_CARDS])
+        self.power_points = power_points
+        for a in (self.power, self.lay_power, self.power_points):
+            a.flags.writeable = False
+        self.swings: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        """``_swing`` per discard pile (its bytes): the arrays are shared, and marked read-only."""
+
+
+_POWERS: dict[tuple[bytes, bytes], CardPowers] = {}
+"""One ``CardPowers`` per distinct card data (its powers' bytes): agents on the same cards share it."""
+MAX_KEPT_DESIGNS = 64
+
+
+def card_powers(cards: Any = None) -> CardPowers:
+    """The powers of ``cards``: None (the packaged cards), a path to a card file (what
+    ``fifth_earth_v0.env(cards=...)`` takes) or a ``FifthEarthCards``. CardDataError names what is
+    wrong when the data does not fit the game (25 characters x 4 stages, 14 power cards)."""
+    if cards is None:
+        cards = DEFAULT_CARDS
+    elif isinstance(cards, (str, os.PathLike)):
+        cards = load_cards(cards)
+    elif not isinstance(cards, FifthEarthCards):
+        raise CardDataError(f"a Fifth-Earth baseline's cards must be None (the packaged cards), a path to a card file "
+                            f"or a FifthEarthCards (fight_envs.games.fifth_earth.cards), got {type(cards).__name__}")
+    shapes = {"stage_power": ((NUM_CHARACTERS, NUM_STAGES), f"{NUM_CHARACTERS} characters x {NUM_STAGES} stages"),
+              "power_modifiers": ((NUM_POWER_CARDS,), f"{NUM_POWER_CARDS} power cards")}
+    arrays = []
+    for field, (shape, what) in shapes.items():
+        value = np.asarray(getattr(cards, field))
+        if value.shape != shape or value.dtype.kind not in "iuf" or not np.isfinite(value).all():
+            raise CardDataError(f"a Fifth-Earth baseline's cards: {field} must hold {what} (finite numbers, shape "
+                                f"{shape}), got shape {value.shape} of {value.dtype}")
+        arrays.append(value.astype(np.float64).reshape(-1))
+    key = (arrays[0].tobytes(), arrays[1].tobytes())
+    hit = _POWERS.get(key)
+    if hit is None:
+        if len(_POWERS) >= MAX_KEPT_DESIGNS:
+            _POWERS.clear()
+        hit = _POWERS[key] = CardPowers(*arrays)
+    return hit
+
+
+PACKAGED = card_powers()
+POWER = PACKAGED.power
+"""The packaged cards' power per card id (read-only; an agent judges by its own ``powers``)."""
+LAY_POWER = PACKAGED.lay_power
+"""The packaged cards' power per lay action (read-only)."""
+POWER_POINTS = PACKAGED.power_points
+"""The points of the 14 packaged power cards (by power-card id; read-only)."""
+
+
+def env_cards(env: Any) -> FifthEarthCards:
+    """The card data of Fifth-Earth ``env`` (``env.unwrapped.cards``); TypeError for any other env."""
+    game_env = getattr(env, "unwrapped", env)
+    cards = getattr(game_env, "cards", None)
+    if not isinstance(cards, FifthEarthCards):
+        raise TypeError(f"a Fifth-Earth baseline plays Fifth-Earth envs; {type(game_env).__name__} has no Fifth-Earth "
+                        "card data (env.unwrapped.cards)")
+    return cards
+
+
+class CardJudge(Agent):
+    """A Fifth-Earth baseline that judges lays by card powers (``self.powers``, see the module docstring)."""
+
+    game = GAME
+
+    def __init__(self, seed: int | None = None, cards: Any = None) -> None:
+        super().__init__(seed)
+        self.powers = card_powers(cards)
+
+    def bind_rules(self, env: Any) -> None:
+        """Judge by the card data of ``env`` (public rules)."""
+        self.powers = card_powers(env_cards(env))
 
 
 def _in_play(obs: np.ndarray) -> np.ndarray:
@@ -55,7 +154,7 @@ def _player(obs: np.ndarray, offset: int, name: str) -> np.ndarray:
     return obs[base + s.start:base + s.stop]
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(CardJudge):
     """Wins surely where it can, throws its weakest card where it cannot win, and otherwise weighs
     the attrition of a battle: what a lay risks against what a win brings back.
 
@@ -99,6 +198,9 @@ class HeuristicAgent(Agent):
     is then worth half). **Challenging**: the player leading the tally (most destinations), then
     the one with fewest cards. **Destination**: the first offered (trophies only; the standard
     rules do not ask).
+
+    Every power above is the card data's (``cards=``, or the env's through ``bind_rules``: the
+    module docstring); the figures below are the packaged cards'.
 
     Measured strength of v5 (standard rules, the whole campaign of 25 destinations; duplicate
     deals, every seating, win rate = 1 per sole win, 1/k per shared win; 95% normal interval over
@@ -154,14 +256,13 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
     version = 5
-    game = GAME
 
     def __init__(self, seed: int | None = None, power_weight: float = 0.5, ties: str = "first",
                  rest_cost: float = 0.5, thrown_power: float = 2.0, weak_prior: float = 0.6,
                  strong_prior: float = 0.2, read_style: bool = True, power_cards: bool = True,
                  deposit_value: float = 0.1, out_value: float = 6.0, rest_power: float = 0.0,
-                 keep_runs: float = 0.0) -> None:
-        super().__init__(seed)
+                 keep_runs: float = 0.0, cards: Any = None) -> None:
+        super().__init__(seed, cards)
         if ties not in TIES:
             raise ValueError(f"ties must be one of {TIES} (the game's option), got {ties!r}")
         if weak_prior < 0 or strong_prior < 0 or weak_prior + strong_prior > 1:
@@ -210,16 +311,18 @@ class HeuristicAgent(Agent):
         if _player(obs, offset, "has_laid")[0] and laid >= 2:
             # A run of `laid` stages of one character, each card unseen or known to be in its hand
             # (known_hand still counts the cards it laid until the reveal).
+            power = self.powers.power
             runs = RUN_CARDS[laid]
             held = unseen | (_player(obs, offset, "known_hand") > 0.5)
             possible = held[runs].all(axis=1)
-            totals = POWER[runs].sum(axis=1)[possible] if possible.any() else POWER[runs].sum(axis=1)
+            totals = power[runs].sum(axis=1)[possible] if possible.any() else power[runs].sum(axis=1)
             return totals, np.full(totals.size, 1.0 / totals.size), float(laid), tie
         # One card (laid, or about to be laid in answer) from its hand as it was before laying.
+        power = self.powers.power
         size = hand + (1 if _player(obs, offset, "has_laid")[0] else 0)
         pool = np.flatnonzero(unseen)
         unknown = max(size - known.size, 0)
-        values = np.concatenate([POWER[known], POWER[pool]])
+        values = np.concatenate([power[known], power[pool]])
         weights = np.concatenate([np.ones(known.size), np.full(pool.size, unknown / max(pool.size, 1))])
         if weights.sum() <= 0:
             return np.zeros(1), np.ones(1), 1.0, tie
@@ -231,11 +334,11 @@ class HeuristicAgent(Agent):
             # uniform one, with the weights its style suggests.
             distinct = np.unique(values)
             u = min(unknown, pool.size)
-            kmin = POWER[known].min() if known.size else np.inf
-            kmax = POWER[known].max() if known.size else -np.inf
-            at_least = np.array([(kmin >= t) * _none_drawn(pool.size, int((POWER[pool] < t).sum()), u)
+            kmin = power[known].min() if known.size else np.inf
+            kmax = power[known].max() if known.size else -np.inf
+            at_least = np.array([(kmin >= t) * _none_drawn(pool.size, int((power[pool] < t).sum()), u)
                                  for t in distinct] + [0.0])
-            at_most = np.array([0.0] + [(kmax <= t) * _none_drawn(pool.size, int((POWER[pool] > t).sum()), u)
+            at_most = np.array([0.0] + [(kmax <= t) * _none_drawn(pool.size, int((power[pool] > t).sum()), u)
                                         for t in distinct])
             weakest, strongest = at_least[:-1] - at_least[1:], at_most[1:] - at_most[:-1]
             uniform = np.array([weights[values == t].sum() for t in distinct])
@@ -277,11 +380,12 @@ class HeuristicAgent(Agent):
             return np.zeros(1), np.ones(1)
         discarded = obs[OBS_SLICES["power"]][1:] > 0.5
         key = discarded.tobytes()
-        hit = _SWINGS.get(key)
+        swings = self.powers.swings
+        hit = swings.get(key)
         if hit is None:
-            if len(_SWINGS) > 4096:
-                _SWINGS.clear()
-            hit = _SWINGS[key] = _swing(discarded)
+            if len(swings) > 4096:
+                swings.clear()
+            hit = swings[key] = _swing(discarded, self.powers.power_points)
         return hit
 
     def _sure(self, obs: np.ndarray, rivals: list[int], laid: dict, unseen: np.ndarray, x: float,
@@ -307,7 +411,7 @@ class HeuristicAgent(Agent):
         (``_Answers``, per player; built here when missing), which do not depend on ``x``."""
         table = None if answers is None else answers.get(offset)
         if table is None:
-            table = _Answers(obs, offset, unseen, self.ties == "rolloff")
+            table = _Answers(obs, offset, unseen, self.ties == "rolloff", self.powers.power)
             if answers is not None:
                 answers[offset] = table
         return table.beat(x)
@@ -328,11 +432,12 @@ class HeuristicAgent(Agent):
         rivals = [k for k in range(1, MAX_PLAYERS) if _player(obs, k, "in_battle")[0]]
         laid = {k: self._opponent(obs, k, unseen) for k in rivals if _player(obs, k, "has_laid")[0]}
         lam, rest_cost = self.power_weight, self.rest_cost
+        lay_power = self.powers.lay_power
         # A lay that wins whatever the others hold (or laid): the cheapest of them, as cheapest_beat.
         answers: dict[int, _Answers] = {}  # the rivals yet to lay: their answer tables, built once per decision
-        sure = [a for a in lays if self._sure(obs, rivals, laid, unseen, LAY_POWER[a], answers)]
+        sure = [a for a in lays if self._sure(obs, rivals, laid, unseen, lay_power[a], answers)]
         if sure:
-            return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
+            return int(min(sure, key=lambda a: (LAY_COUNT[a], lay_power[a], a)))
         breaks = self._breaks_run(obs)
         if not laid and len(rivals) == 1 and self.read_style and self._style(obs, rivals[0]) == "thrower":
             # Laying first against a thrower: it beats only what it surely beats, else throws its
@@ -340,7 +445,7 @@ class HeuristicAgent(Agent):
             singles = lays[lays < CARD_ACTIONS]
             pick = singles if singles.size else lays
             # (with keep_runs, a single that keeps my stage-1-and-2 pairs whole comes first)
-            return int(min(pick, key=lambda a: (bool(breaks[a]), LAY_POWER[a], a)))
+            return int(min(pick, key=lambda a: (bool(breaks[a]), lay_power[a], a)))
         swing, swing_p = self._power_swing(obs)
         best, choice = -np.inf, int(lays[0])
         hand = float(obs[OBS_SLICES["hand"]].sum())
@@ -349,8 +454,8 @@ class HeuristicAgent(Agent):
         deposit = self.deposit_value
         opp_left = {r: round(float(_player(obs, r, "hand_size")[0]) * COUNT_SCALE) for r in rivals}
         # Fewest cards first, then the weakest: on equal value the cheaper lay is kept.
-        for a in sorted(lays, key=lambda a: (LAY_COUNT[a], LAY_POWER[a])):
-            x, k = LAY_POWER[a], LAY_COUNT[a]
+        for a in sorted(lays, key=lambda a: (LAY_COUNT[a], lay_power[a])):
+            x, k = lay_power[a], LAY_COUNT[a]
             p_win, gain = 1.0, 0.0
             for r in rivals:
                 if r in laid:
@@ -386,16 +491,17 @@ class _Miss:
     of each card, and of each run of 2 to 4 stages, being in the hand), kept for the lays of one
     decision; ``miss(x)`` computes the same expressions, in the same order, as reading them afresh."""
 
-    __slots__ = ("half", "known_top", "m", "p_card", "runs", "u", "unseen_powers")
+    __slots__ = ("half", "known_top", "m", "p_card", "power", "runs", "u", "unseen_powers")
 
-    def __init__(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, resting: np.ndarray, half: bool) -> None:
-        self.m, self.u, self.half = m, u, half
+    def __init__(self, known: np.ndarray, unseen: np.ndarray, m: int, u: int, resting: np.ndarray, half: bool,
+                 power: np.ndarray) -> None:
+        self.m, self.u, self.half, self.power = m, u, half, power
         awake = ~resting
         self.p_card = np.where(known, 1.0, np.where(unseen, u / max(m, 1), 0.0)) * awake
-        kp = POWER[known & awake]
+        kp = power[known & awake]
         self.known_top = float(kp.max()) if kp.size else -np.inf
-        self.unseen_powers = POWER[unseen & awake]
-        self.runs = [(self.p_card[RUN_CARDS[k]].prod(axis=1), POWER[RUN_CARDS[k]].sum(axis=1))
+        self.unseen_powers = power[unseen & awake]
+        self.runs = [(self.p_card[RUN_CARDS[k]].prod(axis=1), power[RUN_CARDS[k]].sum(axis=1))
                      for k in range(2, NUM_STAGES + 1)]
 
     def miss(self, x: float) -> float:
@@ -403,7 +509,7 @@ class _Miss:
             return 0.0
         miss = _none_drawn(self.m, int((self.unseen_powers > x).sum()), self.u)
         if self.half:
-            miss *= float(np.prod(1 - 0.5 * self.p_card[POWER == x]))
+            miss *= float(np.prod(1 - 0.5 * self.p_card[self.power == x]))
         for rp, total in self.runs:
             miss *= float(np.prod(1 - rp[total > x]))
             if self.half:
@@ -418,7 +524,7 @@ class _Answers:
 
     __slots__ = ("all_rest", "awake", "beats", "rested")
 
-    def __init__(self, obs: np.ndarray, offset: int, unseen: np.ndarray, half: bool) -> None:
+    def __init__(self, obs: np.ndarray, offset: int, unseen: np.ndarray, half: bool, power: np.ndarray) -> None:
         known = _player(obs, offset, "known_hand") > 0.5
         hand = round(float(_player(obs, offset, "hand_size")[0]) * COUNT_SCALE)
         resting = np.repeat(_player(obs, offset, "resting") > 0, NUM_STAGES)
@@ -430,8 +536,8 @@ class _Answers:
             self.all_rest = 0.0
         else:
             self.all_rest = _none_drawn(m, int((unseen & ~resting).sum()), u)
-        self.awake = _Miss(known, unseen, m, u, resting, half)
-        self.rested = _Miss(known, unseen, m, u, np.zeros(NUM_CARDS, dtype=bool), half) if self.all_rest > 0 else None
+        self.awake = _Miss(known, unseen, m, u, resting, half, power)
+        self.rested = _Miss(known, unseen, m, u, np.zeros(NUM_CARDS, dtype=bool), half, power) if self.all_rest > 0 else None
         self.beats: dict[float, float] = {}  # per power: the sure-win test and the lay values ask the same
 
     def beat(self, x: float) -> float:
@@ -445,13 +551,9 @@ class _Answers:
         return 1.0 - miss
 
 
-_SWINGS: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
-"""``_swing`` per discard pile (its bytes): the arrays are shared, and marked read-only."""
-
-
-def _swing(discarded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``HeuristicAgent._power_swing``'s (values, chances) for the power cards ``discarded`` (bool[14])."""
-    deck = POWER_POINTS[~discarded] if (~discarded).any() else POWER_POINTS
+def _swing(discarded: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``HeuristicAgent._power_swing``'s (values, chances) for the power cards ``discarded`` (bool[14]) of ``points``."""
+    deck = points[~discarded] if (~discarded).any() else points
     q = 1.0 / 6.0
     points = np.concatenate([[0.0], deck])
     chance = np.concatenate([[1.0 - q], np.full(deck.size, q / deck.size)])
@@ -478,7 +580,7 @@ def _non_lay(legal: np.ndarray) -> int | None:
     return int(legal[0]) if legal[0] >= DESTINATION_BASE else None
 
 
-class StrongestSingleAgent(Agent):
+class StrongestSingleAgent(CardJudge):
     """One line: always lay my strongest single card (the lowest id among equals); never a run.
 
     Other decisions (a destination, whom to challenge) take the first legal action. The
@@ -487,7 +589,6 @@ class StrongestSingleAgent(Agent):
 
     name = "strongest_single"
     version = 1
-    game = GAME
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
@@ -498,10 +599,10 @@ class StrongestSingleAgent(Agent):
             return other
         singles = legal[legal < CARD_ACTIONS]
         lays = singles if singles.size else legal[legal < DESTINATION_BASE]
-        return int(lays[np.argmax(LAY_POWER[lays])])
+        return int(lays[np.argmax(self.powers.lay_power[lays])])
 
 
-class CheapestBeatAgent(Agent):
+class CheapestBeatAgent(CardJudge):
     """One line: lay the cheapest lay that surely beats, else throw my weakest single card.
 
     "Surely beats" counts cards only (power cards aside) and reads the observation as the
@@ -517,10 +618,9 @@ class CheapestBeatAgent(Agent):
 
     name = "cheapest_beat"
     version = 1
-    game = GAME
 
-    def __init__(self, seed: int | None = None, ties: str = "first") -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int | None = None, ties: str = "first", cards: Any = None) -> None:
+        super().__init__(seed, cards)
         if ties not in TIES:
             raise ValueError(f"ties must be one of {TIES} (the game's option), got {ties!r}")
         self.ties = ties
@@ -536,6 +636,7 @@ class CheapestBeatAgent(Agent):
         lays = legal[legal < DESTINATION_BASE]
         mine = (obs[OBS_SLICES["hand"]] + obs[OBS_SLICES["rest"]] + obs[OBS_SLICES["spoils"]]) > 0
         unseen = (obs[OBS_SLICES["revealed"]] < 0.5) & ~mine & _in_play(obs)
+        power, lay_power = self.powers.power, self.powers.lay_power
         threat = 0.0
         first = True
         for k in range(1, MAX_PLAYERS):
@@ -545,25 +646,25 @@ class CheapestBeatAgent(Agent):
             if _player(obs, k, "has_laid")[0]:
                 first = False
                 laid = round(float(_player(obs, k, "laid_count")[0]) * NUM_STAGES)
-                threat = max(threat, _strongest(could, laid))
+                threat = max(threat, _strongest(could, laid, power))
             else:
-                threat = max(threat, max(_strongest(could, m) for m in range(1, NUM_STAGES + 1)))
+                threat = max(threat, max(_strongest(could, m, power) for m in range(1, NUM_STAGES + 1)))
         wins_tie = first and self.ties == "first"
-        sure = lays[(LAY_POWER[lays] >= threat) if wins_tie else (LAY_POWER[lays] > threat)]
+        sure = lays[(lay_power[lays] >= threat) if wins_tie else (lay_power[lays] > threat)]
         if sure.size:
-            return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
+            return int(min(sure, key=lambda a: (LAY_COUNT[a], lay_power[a], a)))
         singles = lays[lays < CARD_ACTIONS]
         pick = singles if singles.size else lays
-        return int(min(pick, key=lambda a: (LAY_POWER[a], a)))
+        return int(min(pick, key=lambda a: (lay_power[a], a)))
 
 
-def _strongest(could: np.ndarray, count: int) -> float:
-    """The strongest lay of ``count`` cards from the cards marked in ``could`` (0 when none)."""
+def _strongest(could: np.ndarray, count: int, power: np.ndarray) -> float:
+    """The strongest lay of ``count`` cards (of powers ``power``) from the cards marked in ``could`` (0 when none)."""
     if count == 1:
-        return float(POWER[could].max()) if could.any() else 0.0
+        return float(power[could].max()) if could.any() else 0.0
     runs = RUN_CARDS[count]
     ok = could[runs].all(axis=1)
-    return float(POWER[runs].sum(axis=1)[ok].max()) if ok.any() else 0.0
+    return float(power[runs].sum(axis=1)[ok].max()) if ok.any() else 0.0
 
 
 def baselines() -> dict[str, type[Agent]]:
@@ -572,4 +673,4 @@ def baselines() -> dict[str, type[Agent]]:
             "cheapest_beat": CheapestBeatAgent}
 
 
-__all__ = ["GAME", "CheapestBeatAgent", "HeuristicAgent", "RandomAgent", "StrongestSingleAgent", "baselines"]
+__all__ = ["GAME", "CardJudge", "CardPowers", "CheapestBeatAgent", "HeuristicAgent", "RandomAgent", "StrongestSingleAgent", "baselines", "card_powers"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import Any
 
 from fight_envs.agents.base import Agent, RandomAgent
 
@@ -94,12 +95,21 @@ def is_checkpoint_spec(spec: str) -> bool:
     return os.sep in spec or "/" in spec or spec.endswith(CHECKPOINT_SUFFIXES) or os.path.isfile(spec)
 
 
-def make_agent(spec: str, game: str = "fight5", seed: int | None = None, trust: bool = False) -> Agent:
+def make_agent(spec: str, game: str = "fight5", seed: int | None = None, trust: bool = False, env: Any = None) -> Agent:
     """Build the agent named by ``spec`` for ``game``, seeded with ``seed``.
 
     Checkpoints load in the data-only format; a pickled one (an SB3 zip, an RLlib directory with
     ``.pkl`` files) only with ``trust=True``, since unpickling runs code the file carries.
+    ``env``: the env the agent will play; it takes the env's public rules now (``Agent.bind_rules``,
+    e.g. Fifth-Earth's card data), as the arena has it do before every game.
     """
+    agent = _build_agent(spec, game, seed, trust)
+    if env is not None:
+        agent.bind_rules(env)
+    return agent
+
+
+def _build_agent(spec: str, game: str, seed: int | None, trust: bool) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()

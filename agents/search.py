@@ -167,6 +167,8 @@ class SearchAgent(Agent):
             raise ValueError(f"backend='batched': no batched rollouts for {self.game} with rollout={rollout!r}; use auto or generic")
         self.belief = belief
         self._make_belief_agent = None if belief is None else _rollout_factory(self.game, belief)
+        self._rules: Any = None
+        """The env whose public rules the rollout and belief agents take (``bind_rules``); None: their defaults."""
         if belief is not None and self.game not in _BELIEF_GAMES:
             raise ValueError(f"belief={belief!r}: {self.game} has no face-down lays to model (belief: {', '.join(_BELIEF_GAMES)})")
         if belief is not None and self._batched is not None:
@@ -197,6 +199,15 @@ class SearchAgent(Agent):
         return {**super().describe(), "sims": self.sims, "time_ms": self.time_ms, "rollout": self.rollout, "horizon": self.horizon,
                 "backend": "batched" if self._batched is not None else "generic"}
 
+    def bind_rules(self, env: Any) -> None:
+        """The rollout and belief agents it builds take ``env``'s public rules (``Agent.bind_rules``)."""
+        self._rules = env
+
+    def _bound(self, agent: Agent) -> Agent:
+        if self._rules is not None:
+            agent.bind_rules(self._rules)
+        return agent
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError(
             "the search agent plans from the game's information set: play it through "
@@ -219,7 +230,7 @@ class SearchAgent(Agent):
         self.search_cpu_seconds += time.process_time() - cpu
         best = int(np.argmax(values))
         if self.keep is not None:
-            prior = self._make_rollout_agent(int(self.rng.integers(2**62)))
+            prior = self._bound(self._make_rollout_agent(int(self.rng.integers(2**62))))
             prior.reset()
             choice = int(prior.act(observation, action_mask))
             j = int(np.flatnonzero(legal == choice)[0]) if choice in legal else best
@@ -241,7 +252,7 @@ class SearchAgent(Agent):
             if self._make_belief_agent is None:
                 dets = [information.sample(self.rng) for _ in range(k)]
             else:
-                model = self._make_belief_agent(int(self.rng.integers(2**62)))
+                model = self._bound(self._make_belief_agent(int(self.rng.integers(2**62))))
                 model.reset()
                 dets = [self._believed_sample(information, model) for _ in range(k)]
             seeds = self.rng.integers(2**62, size=k)
@@ -289,7 +300,7 @@ class SearchAgent(Agent):
             for j, action in enumerate(legal.tolist()):
                 state = det.clone()  # same determinization, same future chance, for every action
                 sub = np.random.SeedSequence(int(seeds[k])).spawn(n)
-                agents = [self._make_rollout_agent(int(s.generate_state(1)[0])) for s in sub]
+                agents = [self._bound(self._make_rollout_agent(int(s.generate_state(1)[0]))) for s in sub]
                 for a in agents:
                     a.reset()
                 move = _rollout_moves(information, agents, standard)

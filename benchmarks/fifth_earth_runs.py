@@ -19,11 +19,10 @@ Run from the repository root::
 * ``junk3``: 4/5/2/9, 5/6/3/10, 6/7/4/11 (stage 3 is the weakest card, so a throw keeps stages 1-2);
 * ``early_late``: 1/2/8/12, 5/6/7/8, 3/4/6/9 (a third of the characters have strong stages 1-2).
 
-Any other design: ``NAME=F1/F2/F3/F4,P1/P2/P3/P4,S1/S2/S3/S4``. The agents of
-``fight_envs.agents.fifth_earth`` read the packaged powers from module constants (``POWER``,
-``LAY_POWER``); for a design this script builds the card data with ``parse_cards`` (the same
-validation as a cards file), gives it to the engine, and sets those constants for the run, so the
-heuristic judges lays by the powers in play. The packaged design leaves everything as shipped.
+Any other design: ``NAME=F1/F2/F3/F4,P1/P2/P3/P4,S1/S2/S3/S4``. For a design this script builds
+the card data with ``parse_cards`` (the same validation as a cards file) and gives it to the engine
+and to the baselines (``cards=``, ``fight_envs.agents.fifth_earth``), so they judge lays by the
+powers in play. The packaged design leaves everything as shipped.
 
 **Pairings** (``--pairings A:B``, seat rotations as ``evaluate`` plays them): any two of the
 Fifth-Earth baselines (``heuristic``, ``cheapest_beat``, ``strongest_single``, ``random``) or the
@@ -53,10 +52,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import fifth_earth_tables
 from fifth_earth_tables import make
 
-import fight_envs.agents.fifth_earth as fe_agents
 from fight_envs.agents.arena import agent_seed
 from fight_envs.agents.evaluate import Z95, deal_seeds
 from fight_envs.core.data import load_json_data
@@ -138,17 +135,9 @@ def design_cards(profiles: tuple[tuple[int, ...], ...]) -> FifthEarthCards:
     return parse_cards(data, "design")
 
 
-def use_powers(cards: FifthEarthCards) -> None:
-    """Point the baselines' power constants at ``cards`` (see the module docstring)."""
-    power = cards.card_power.astype(np.float64)
-    fe_agents.POWER = power
-    fe_agents.LAY_POWER = np.array([power[c].sum() for c in fe_agents.LAY_CARDS])
-    fe_agents.POWER_POINTS = cards.power_modifiers.astype(np.float64)
-    fifth_earth_tables.LAY_POWER = fe_agents.LAY_POWER
-
-
-def agent(name: str, seed: int) -> Any:
-    return RunKeeper(seed) if name == "run_keeper" else make(name, seed)
+def agent(name: str, seed: int, cards: FifthEarthCards) -> Any:
+    """The player ``name`` (a baseline judging lays by ``cards``, or the run keeper)."""
+    return RunKeeper(seed) if name == "run_keeper" else make(name, seed, cards)
 
 
 def cell(cards: FifthEarthCards, first: str, second: str, deals: int, seed: int,
@@ -156,7 +145,7 @@ def cell(cards: FifthEarthCards, first: str, second: str, deals: int, seed: int,
     """Play ``deals`` duplicate deals (both seatings) of ``first`` against ``second`` at 2 players
     (the standard rules, with ``options`` on top); return the figures."""
     config = FifthEarthConfig(num_players=2, **(options or {}))
-    agents = [agent(first, 1), agent(second, 2)]
+    agents = [agent(first, 1, cards), agent(second, 2, cards)]
     lays = collections.Counter()
     offered = collections.Counter()
     laid_when_offered: dict[int, collections.Counter] = {0: collections.Counter(), 1: collections.Counter()}
@@ -251,7 +240,6 @@ def main() -> None:
         pairings.append((first, second))
     for name, profiles in designs:
         cards = DEFAULT_CARDS if profiles is None else design_cards(profiles)
-        use_powers(cards)
         for first, second in pairings:
             t0 = time.process_time()
             r = cell(cards, first, second, args.deals, args.seed, options)
@@ -273,7 +261,6 @@ def main() -> None:
             if args.out:
                 with open(args.out, "a") as f:
                     f.write(json.dumps(r) + "\n")
-        use_powers(DEFAULT_CARDS)
 
 
 if __name__ == "__main__":

@@ -39,8 +39,8 @@ import numpy as np
 
 from fight_envs.agents.arena import agent_seed
 from fight_envs.agents.evaluate import Z95, deal_seeds
-from fight_envs.agents.fifth_earth import CARD_ACTIONS, LAY_COUNT, LAY_POWER, baselines
-from fight_envs.games.fifth_earth.cards import NUM_STAGES
+from fight_envs.agents.fifth_earth import CARD_ACTIONS, LAY_COUNT, CardJudge, baselines, card_powers
+from fight_envs.games.fifth_earth.cards import NUM_STAGES, FifthEarthCards
 from fight_envs.games.fifth_earth.observe import encode
 from fight_envs.games.fifth_earth.rules import (
     DESTINATION_BASE,
@@ -78,32 +78,35 @@ class _Oracle:
         lays = legal[legal < DESTINATION_BASE]
         b, seat = g.battle, g.current_player()
         power = g.cards.card_power
+        lay_power = card_powers(g.cards).lay_power  # the game's card data
         if b.laid:
             threat = max(int(power[v].sum()) for v in b.laid.values())
-            sure = [a for a in lays if LAY_POWER[a] > threat]  # the answer must beat: ties go to the first layer
+            sure = [a for a in lays if lay_power[a] > threat]  # the answer must beat: ties go to the first layer
             if sure:
-                return int(min(sure, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)))
+                return int(min(sure, key=lambda a: (LAY_COUNT[a], lay_power[a], a)))
         if b.laid or self.first == "weakest":
             singles = lays[lays < CARD_ACTIONS]
             pick = singles if singles.size else lays
-            return int(min(pick, key=lambda a: (LAY_POWER[a], a)))
+            return int(min(pick, key=lambda a: (lay_power[a], a)))
         # Laying first, seeing the others' hands: each answers with a uniform legal lay (random play).
         answers = []
         for opp in b.players:
             if opp != seat:
                 hand = np.flatnonzero(g.hands[opp])
                 opts = [lay for k in range(1, NUM_STAGES + 1) for lay in g._lays_of_count(opp, hand, k, b.fight)]
-                answers.append(np.array([LAY_POWER[lay_action(lay)] for lay in opts]))
+                answers.append(np.array([lay_power[lay_action(lay)] for lay in opts]))
         best, choice = -np.inf, int(lays[0])
-        for a in sorted(lays, key=lambda a: (LAY_COUNT[a], LAY_POWER[a], a)):
-            p_win = float(np.prod([np.mean(x <= LAY_POWER[a]) for x in answers]))
-            value = p_win - (1 - p_win) * (LAY_COUNT[a] + LAY_POWER[a] / 12) - 0.3 * LAY_COUNT[a]
+        for a in sorted(lays, key=lambda a: (LAY_COUNT[a], lay_power[a], a)):
+            p_win = float(np.prod([np.mean(x <= lay_power[a]) for x in answers]))
+            value = p_win - (1 - p_win) * (LAY_COUNT[a] + lay_power[a] / 12) - 0.3 * LAY_COUNT[a]
             if value > best + 1e-9:
                 best, choice = value, int(a)
         return choice
 
 
-def make(name: str, seed: int, **kwargs):
+def make(name: str, seed: int, cards: FifthEarthCards | None = None, **kwargs):
+    """The agent ``name`` seeded with ``seed``; a baseline judging lays by card powers judges by ``cards``
+    (None: the packaged cards; the oracles read the game's own)."""
     if name == "oracle":
         return _Oracle("value")
     if name == "oracle_answer":
@@ -111,6 +114,8 @@ def make(name: str, seed: int, **kwargs):
     table = baselines()
     if name not in table:
         raise SystemExit(f"unknown agent {name!r}; allowed: {', '.join(sorted(table))}, oracle, oracle_answer")
+    if issubclass(table[name], CardJudge):
+        kwargs["cards"] = cards
     return table[name](seed=seed, **kwargs)
 
 

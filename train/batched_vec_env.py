@@ -139,10 +139,11 @@ class _BatchHandler(_Handler):
 class _PerGameHandler(_Handler):
     """A scripted agent with per-game memory: its own instance per (game, seat)."""
 
-    def __init__(self, label: str, spec: str, game: str) -> None:
+    def __init__(self, label: str, spec: str, game: str, env: Any = None) -> None:
         self.label = label
         self.spec = spec
         self.game = game
+        self.env = env
         self.agents: dict[tuple[int, int], Agent] = {}
 
     def start_games(self, games: np.ndarray, seat: int, rng: np.random.Generator) -> None:
@@ -151,7 +152,7 @@ class _PerGameHandler(_Handler):
         for g in games.tolist():
             agent = self.agents.get((g, seat))
             if agent is None:
-                agent = self.agents[(g, seat)] = make_baseline(self.spec, self.game)
+                agent = self.agents[(g, seat)] = make_baseline(self.spec, self.game, env=self.env)
             agent.seed(int(rng.integers(SEED_BOUND)))
             agent.reset()
 
@@ -173,11 +174,14 @@ def _is_stateful(agent: Agent) -> bool:
 
 class _OpponentBook:
     """The pool's opponents as handlers, with stable integer codes (a game keeps its opponents' codes
-    to its end, even when the manifest drops them meanwhile)."""
+    to its end, even when the manifest drops them meanwhile). ``env``: an env of the games played, whose
+    public rules the baselines take (``Agent.bind_rules``; None for the batched Fight 5 engine)."""
 
-    def __init__(self, manifest_path: str | Path | None, rng: np.random.Generator, game: str = GAME) -> None:
+    def __init__(self, manifest_path: str | Path | None, rng: np.random.Generator, game: str = GAME,
+                 env: Any = None) -> None:
         from fight_envs.train.opponents import PoolOpponentSampler
 
+        self.env = env
         self.sampler = PoolOpponentSampler(manifest_path) if manifest_path is not None else None
         self.rng = rng
         self.handlers: list[_Handler | None] = []  # None: retired (left the pool, no game uses it)
@@ -231,8 +235,9 @@ class _OpponentBook:
         if entry["kind"] == "baseline" and entry["spec"] == RANDOM:
             handler = _RandomHandler(entry["id"], self.rng)
         elif entry["kind"] == "baseline":
-            agent = make_baseline(entry["spec"], game, seed=int(self.rng.integers(SEED_BOUND)))
-            handler = _PerGameHandler(entry["id"], entry["spec"], game) if _is_stateful(agent) else _BatchHandler(entry["id"], agent)
+            agent = make_baseline(entry["spec"], game, seed=int(self.rng.integers(SEED_BOUND)), env=self.env)
+            handler = (_PerGameHandler(entry["id"], entry["spec"], game, self.env) if _is_stateful(agent)
+                       else _BatchHandler(entry["id"], agent))
         else:
             assert self.sampler is not None
             policy, _ = load_policy(self.sampler.manifest_path.parent / entry["spec"], device="cpu")

@@ -79,7 +79,8 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
     weights = weights / weights.sum()
     envs = {n: make(env_name, api="raw", **{**env_options, "num_players": n}) for n in num_players}
     # sorted: a set iterates in string-hash order, which changes from process to process (PYTHONHASHSEED)
-    agents = {name: make_baseline(name, game, seed=int(rng.integers(2**31))) for name in sorted({teacher, *names})}
+    rules = next(iter(envs.values()))  # every count plays the same card data: the baselines take its rules
+    agents = {name: make_baseline(name, game, seed=int(rng.integers(2**31)), env=rules) for name in sorted({teacher, *names})}
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []

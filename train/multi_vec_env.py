@@ -32,7 +32,8 @@ per opponent seat at each game's start with the pool's weights; ``random`` is ve
 stateless agents (snapshots, scripted agents without per-game memory) get one ``act_batch``
 per group; agents with per-game memory (overriding ``Agent.reset``) get one instance per
 (game, seat), reset at every game start, acting together through the class's ``act_group``
-where it has one. Without a manifest, every opponent is random.
+where it has one. Without a manifest, every opponent is random. Scripted baselines take the
+envs' public rules when built (``Agent.bind_rules``: Fifth-Earth's card data, option ``cards``).
 
 **Rewards and episodes** follow ``SingleAgentEnv``: a transition's reward is the learner's
 cumulative reward read at its next decision (or its game's end), so it includes what the
@@ -157,7 +158,7 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         self._t0 = time.time()
         self._started = False
         self.rng = np.random.default_rng(seed)
-        self.book = _OpponentBook(self.manifest_path, self.rng, self.game)
+        self.book = _OpponentBook(self.manifest_path, self.rng, self.game, self.envs[0])
         self._standard = all(standard_observation(e) for e in self.envs)
 
     # ------------------------------------------------------------------ VecEnv API
@@ -169,7 +170,7 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
     def reset(self) -> VecEnvObs:
         seed = self._base_seed if self._base_seed is not None else self._seeds[0]
         self.rng = np.random.default_rng(seed)
-        self.book = _OpponentBook(self.manifest_path, self.rng, self.game)
+        self.book = _OpponentBook(self.manifest_path, self.rng, self.game, self.envs[0])
         self._base_seed = None
         self._reset_seeds()
         self._reset_options()

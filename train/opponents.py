@@ -45,11 +45,12 @@ MIN_LOSS_SHARE = 0.02
 """Floor on (1 - win rate) in prioritisation, so an opponent the learner always beats stays drawable."""
 
 
-def make_baseline(name: str, game: str, seed: int | None = None) -> Agent:
-    """A scripted baseline by name, from ``fight_envs.agents.registry`` (imported here: it imports every game)."""
+def make_baseline(name: str, game: str, seed: int | None = None, env: Any = None) -> Agent:
+    """A scripted baseline by name, from ``fight_envs.agents.registry`` (imported here: it imports every game),
+    taking the public rules of ``env`` where given (``Agent.bind_rules``: Fifth-Earth's card data)."""
     from fight_envs.agents.registry import make_agent
 
-    return make_agent(name, game=game, seed=seed)
+    return make_agent(name, game=game, seed=seed, env=env)
 
 
 @dataclass
@@ -211,6 +212,9 @@ class PoolOpponent:
 
     def reset(self) -> None:
         self.agent.reset()
+
+    def bind_rules(self, env: Any) -> None:
+        self.agent.bind_rules(env)
 
 
 class PoolOpponentSampler:

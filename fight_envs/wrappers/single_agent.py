@@ -230,6 +230,8 @@ class SingleAgentEnv(gym.Env):
         others = [self.agent_ids[(self.learner_seat + k) % self.num_players] for k in range(1, self.num_players)]
         self.opponents = dict(zip(others, self._draw_opponents()))
         for policy in dict.fromkeys(self.opponents.values()):  # a shared policy is seeded once
+            if hasattr(policy, "bind_rules"):  # it judges by the game's public rules (fight_envs.agents.base.Agent)
+                policy.bind_rules(self.aec)
             if hasattr(policy, "seed"):
                 policy.seed(int(rng.integers(SEED_BOUND)))
             if hasattr(policy, "reset"):

@@ -65,7 +65,7 @@ def test_run_keeper_never_breaks_a_pair_or_lays_a_run_while_another_single_is_le
     assert avoided > 5  # it met pairs it could have broken, not only free choices
 
 
-def test_designs_swap_the_packaged_profiles_and_the_powers_are_restored() -> None:
+def test_designs_swap_the_packaged_profiles_and_the_baselines_judge_by_them() -> None:
     flat = runs.design_cards(runs.PROFILES["flat"])
     packaged = DEFAULT_CARDS.stage_power
     for ch in range(packaged.shape[0]):
@@ -73,13 +73,11 @@ def test_designs_swap_the_packaged_profiles_and_the_powers_are_restored() -> Non
         assert tuple(int(v) for v in flat.stage_power[ch]) == runs.PROFILES["flat"][i]
     assert np.array_equal(flat.power_modifiers, DEFAULT_CARDS.power_modifiers)
     before = fe_agents.LAY_POWER.copy()
-    try:
-        runs.use_powers(flat)
-        assert fe_agents.LAY_POWER[card_id(0, 1)] == flat.stage_power[0, 0]
-        assert not np.array_equal(fe_agents.LAY_POWER, before)
-    finally:
-        runs.use_powers(DEFAULT_CARDS)
-    assert np.array_equal(fe_agents.LAY_POWER, before)
+    for name in ("heuristic", "cheapest_beat", "strongest_single"):
+        powers = runs.agent(name, 1, flat).powers
+        assert powers.lay_power[card_id(0, 1)] == flat.stage_power[0, 0]
+        assert not np.array_equal(powers.lay_power, before)
+    assert np.array_equal(fe_agents.LAY_POWER, before)  # the packaged constants are left as shipped
     with pytest.raises(SystemExit, match="three profiles of four"):
         runs.parse_profile("bad=1/2/3/4,1/2/3/4")
     with pytest.raises(SystemExit, match="unknown profile"):

@@ -156,3 +156,35 @@ def test_the_agents_numpy_actor_computes_the_modules_logits(features):
     assert np.all(fast[~legal] <= FLOAT_MIN / 2)
     one = agent.logits(vecs[:1], masks[:1])  # the single-row (pure numpy) path
     np.testing.assert_allclose(one[legal[:1]], slow[:1][legal[:1]], rtol=1e-5, atol=1e-5)
+
+
+def test_scripted_module_takes_the_rules_of_the_env_it_is_given(tmp_path):
+    """A Fifth-Earth baseline module built with the env's name and options (as the trainer builds it)
+    judges by that env's card data (option ``cards``); without them, by the packaged cards."""
+    import json
+
+    from fight_envs.agents.fifth_earth import card_powers
+    from fight_envs.core.data import load_json_data
+
+    data, _ = load_json_data("fight_envs.games.fifth_earth", "cards.json", None, "fifth_earth/cards.json")
+    for c in data["characters"]:
+        c["stages"] = [13 - p for p in c["stages"]]  # the strongest cards become the weakest
+    path = tmp_path / "inverted.json"
+    path.write_text(json.dumps(data))
+    spec = FightMultiAgentEnv({"env": "fifth_earth_v0"})
+    a0 = spec.possible_agents[0]
+
+    def build(model_config: dict) -> ScriptedAgentRLModule:
+        return RLModuleSpec(module_class=ScriptedAgentRLModule, observation_space=spec.observation_spaces[a0],
+                            action_space=spec.action_spaces[a0], model_config=model_config).build()
+
+    base = {"game": "fifth_earth", "agent": "heuristic", "seed": 5}
+    bound = build({**base, "env": "fifth_earth_v0", "env_options": {"cards": str(path), "num_players": 2}})
+    plain = build(base)
+    inverted, packaged = card_powers(str(path)), card_powers(None)
+    assert not np.array_equal(inverted.power, packaged.power)
+    np.testing.assert_array_equal(bound.agent.powers.power, inverted.power)
+    np.testing.assert_array_equal(bound.agent.powers.lay_power, inverted.lay_power)
+    np.testing.assert_array_equal(plain.agent.powers.power, packaged.power)
+    with pytest.raises(ValueError, match="no env name"):
+        build({**base, "env_options": {"cards": str(path)}})

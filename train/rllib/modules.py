@@ -15,7 +15,10 @@ mutating the batch it is given.
 ``heuristic``...) from the same observation and mask, one ``act_batch`` call per forward pass,
 and returns actions directly (RLlib then samples nothing). It has no parameters and refuses to
 be trained: list only the learner in ``policies_to_train``. Its ``model_config`` names the
-game, the baseline and a seed. Scripted agents act from the observation alone: any per-game
+game, the baseline and a seed, and optionally the env it plays (``env``, a registered name, and
+``env_options``, its constructor options): the agent then takes that env's public rules once
+(``Agent.bind_rules``: Fifth-Earth's card data, option ``cards``), as the arena and the SB3 trainer
+have it do; without them it judges by the game's packaged defaults. Scripted agents act from the observation alone: any per-game
 memory an agent keeps (the Fight 5 heuristic caches its round plan) is cleared before each call,
 since one batch mixes many games (the heuristic then re-plans from the same observation).
 """
@@ -129,7 +132,25 @@ class ScriptedAgentRLModule(RLModule):
         config = dict(self.model_config or {})  # RLlib merges its own model defaults in; only these keys are read
         if "game" not in config or "agent" not in config:
             raise ValueError("ScriptedAgentRLModule needs model_config={'game': ..., 'agent': ..., 'seed': ...}")
-        self.agent = make_agent(str(config["agent"]), game=str(config["game"]), seed=config.get("seed"))
+        self.agent = make_agent(str(config["agent"]), game=str(config["game"]), seed=config.get("seed"),
+                                env=self._rules_env(config))
+
+    @staticmethod
+    def _rules_env(config: dict[str, Any]) -> Any:
+        """The raw env ``config`` names (``env`` and ``env_options``), whose public rules the agent takes; None
+        when it names none. One env per module, built once: only its rules are read, no game is played."""
+        name = config.get("env")
+        if name is None:
+            if config.get("env_options"):
+                raise ValueError("ScriptedAgentRLModule: model_config has env_options but no env name to build them with")
+            return None
+        options = config.get("env_options") or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"ScriptedAgentRLModule: model_config['env_options'] must be a dict of the env's options, "
+                             f"got {type(options).__name__}")
+        from fight_envs.registry import make
+
+        return make(str(name), api="raw", **options)
 
     def _act(self, batch: dict[str, Any]) -> dict[str, Any]:
         obs = batch[Columns.OBS]

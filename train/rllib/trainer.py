@@ -130,7 +130,11 @@ def build_algorithm_config(config: RLlibConfig) -> Any:
     specs = {LEARNER: learner_spec(config)}
     for k, name in enumerate(baselines):
         specs[name] = RLModuleSpec(module_class=ScriptedAgentRLModule,
-                                   model_config={"game": game, "agent": name, "seed": config.seed * 1000 + k})
+                                   model_config={"game": game, "agent": name, "seed": config.seed * 1000 + k,
+                                                 # the env's rules (Fifth-Earth's cards) for the baseline to judge by
+                                                 "env": config.env.name,
+                                                 "env_options": {**config.env.env_options(),
+                                                                 "num_players": config.env.num_players[0]}})
     for slot in slots:
         specs[slot] = learner_spec(config)
     r, p = config.ray, config.ppo

@@ -53,7 +53,15 @@ def _layout() -> dict[str, Any]:
         OBS_SLICES,
         SUPPORT_SIZE,
     )
-    from fight_envs.games.fight_klub.rules import DECISION_KINDS, FIGHTS_PER_TURN, HAND0, MAX_HAND, MAX_SUPPORT, ROTATE, SUPPORT0
+    from fight_envs.games.fight_klub.rules import (
+        DECISION_KINDS,
+        FIGHTS_PER_TURN,
+        HAND0,
+        MAX_HAND,
+        MAX_SUPPORT,
+        ROTATE,
+        SUPPORT0,
+    )
 
     assert SUPPORT0 == HAND0 + MAX_HAND and ROTATE == SUPPORT0 + MAX_SUPPORT  # slot s names action HAND0 + s
     S = OBS_SLICES
@@ -88,6 +96,18 @@ def _margin(m: torch.Tensor, t: torch.Tensor, keep: torch.Tensor, last: torch.Te
     return 2.0 * torch.sign(d) + extra, won, lost, tied
 
 
+_HEAD = 22
+"""The first columns of a support card's row that the answers read: its type one-hot (0-3), cost (8-14),
+tabs (15-17) and activation cost (18-24, of which 18-21)."""
+
+
+def _present(rows: torch.Tensor) -> torch.Tensor:
+    """Which card rows ``(..., >= 4)`` hold a card: every card's row has its type one-hot (columns 0-3,
+    ``support_features``) and an empty slot's row is all zeros, so this is ``rows.abs().sum(-1) > 0``
+    read from four columns (``tests/train/test_fight_klub_pointer.py`` checks it on every pool card)."""
+    return rows[..., :4].sum(-1) > 0
+
+
 def answer_features(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(slot answers ``(b, 24, SLOT_ANSWER)``, rotation answer ``(b, ROTATE_ANSWER)``) of observations ``x``.
 
@@ -110,12 +130,15 @@ def answer_features(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     types_m = nn.functional.one_hot(types_m.argmax(-1), 4).to(x.dtype)  # argmax, as the heuristic reads it
     types_t = nn.functional.one_hot(types_t.argmax(-1), 4).to(x.dtype)
     n_sup, ssz = K["max_support"], K["support"]
-    hand = x[:, K["hand"]].reshape(b, K["max_hand"], ssz)
-    area = x[:, K["support_me"]].reshape(b, n_sup, ssz + 1)[:, :, :ssz]
-    cards = torch.cat([hand, area], 1)  # (b, 24, SUPPORT_SIZE)
-    present = cards.abs().sum(-1) > 0
+    hand = x[:, K["hand"]].reshape(b, K["max_hand"], ssz)  # views of x: no copy
+    area = x[:, K["support_me"]].reshape(b, n_sup, ssz + 1)
+    # of the 24 slots' card rows (hand, then my support area) only the columns read here are joined:
+    # the type, cost, tabs and activation (0-21) and the effect list; a whole-row copy was most of the cost
     es = K["effect_slot"]
-    eff = cards[:, :, K["list0"]:K["list0"] + K["max_effects"] * es].reshape(b, K["slots"], K["max_effects"], es)
+    lo, hi = K["list0"], K["list0"] + K["max_effects"] * es
+    cards = torch.cat([hand[:, :, :_HEAD], area[:, :, :_HEAD]], 1)  # (b, 24, _HEAD)
+    present = _present(cards)
+    eff = torch.cat([hand[:, :, lo:hi], area[:, :, lo:hi]], 1).reshape(b, K["slots"], K["max_effects"], es)
     boost = eff[..., K["boost"]] > 0.5
     nullify = (eff[..., K["nullify"]] > 0.5) & ~boost  # the heuristic reads a slot as a boost first
     n = eff[..., K["n_at"]] * 3.0
@@ -197,12 +220,23 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         b, ssz, n_hand, n_sup = x.shape[0], K["support"], K["max_hand"], K["max_support"]
         with torch.no_grad():
             slot_answer, rotate_answer = answer_features(x)
-        hand = x[:, K["hand"]].reshape(b, n_hand, ssz)
-        hand = torch.cat([hand, hand.new_zeros(b, n_hand, 1)], 2)  # a hand card is not "used"
+        # the 40 card slots (my hand, my support area, the other's) embed with one card network over a
+        # support card's row and its "used" flag; an empty slot embeds to zeros. Only the cards present
+        # are gathered and embedded (about a third of the slots hold one; embedding every row was most of
+        # the extractor's cost), and a hand card, never "used", meets the first layer without that
+        # column instead of with a zero appended: the same numbers, without copying every row
+        hand = x[:, K["hand"]].reshape(b, n_hand, ssz)  # views of x: no copy
         areas = x[:, K["support_me"].start:K["support_opp"].stop].reshape(b, 2 * n_sup, ssz + 1)
-        rows = torch.cat([hand, areas], 1)
-        present = (rows.abs().sum(-1, keepdim=True) > 0).to(x.dtype)
-        emb = self.card(rows) * present  # an empty slot embeds to zeros
+        n_slots = n_hand + 2 * n_sup
+        ih = _present(hand).reshape(-1).nonzero().squeeze(1)
+        ia = _present(areas).reshape(-1).nonzero().squeeze(1)
+        hb, hs = ih // n_hand, ih % n_hand
+        ab, as_ = ia // (2 * n_sup), ia % (2 * n_sup)
+        first = self.card[0]
+        z = torch.cat([nn.functional.linear(hand[hb, hs], first.weight[:, :ssz], first.bias),
+                       nn.functional.linear(areas[ab, as_], first.weight, first.bias)], 0)
+        where = torch.cat([hb * n_slots + hs, ab * n_slots + n_hand + as_])
+        emb = x.new_zeros(b * n_slots, SLOT_EMBED).index_copy(0, where, self.card[1:](z)).reshape(b, n_slots, SLOT_EMBED)
         mine_hand, mine_area, theirs = emb[:, :n_hand], emb[:, n_hand:n_hand + n_sup], emb[:, n_hand + n_sup:]
         fc = K["fight_card"]
         fights = x[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])

@@ -19,13 +19,16 @@ from fight_envs.games.fight_klub.rules import DECISION_KINDS, HAND0, NUM_ACTIONS
 from fight_envs.testing import random_play_observations
 from fight_envs.train.config import load_config
 from fight_envs.train.features import FEATURES, policy_class
-from fight_envs.train.imitation import Demonstrations, agreement, collect, fit
 from fight_envs.train.features_fight_klub import (
     SLOT_ANSWER,
+    SLOT_DIM,
+    SLOT_EMBED,
     FightKlubPointerExtractor,
     FightKlubPointerPolicy,
+    K,
     answer_features,
 )
+from fight_envs.train.imitation import Demonstrations, agreement, collect, fit
 
 SPACE = spaces.Box(-100.0, 100.0, (OBS_SIZE,), np.float32)
 ENHANCE = DECISION_KINDS.index("enhance")
@@ -144,3 +147,41 @@ def test_a_short_fit_clones_the_heuristic_closely(decisions) -> None:
     # pointer head without the answer features on 0.65
     overall, on_enhance = agreement(policy, test), agreement(policy, test.subset(enhance))
     assert overall > 0.8 and on_enhance > 0.7, (overall, on_enhance)
+
+
+def test_only_the_cards_present_go_through_the_card_network_with_the_dense_result(decisions) -> None:
+    """The extractor embeds the cards present alone (``index_select``/``index_copy``): the same slot
+    embeddings as the card network over all 40 slots with the empty ones zeroed, and the gradient
+    reaches the card network through them."""
+    obs = torch.as_tensor(decisions[0][:256])
+    torch.manual_seed(3)
+    ex = FightKlubPointerExtractor(SPACE)
+    out = ex(obs)
+    b, ssz, n_hand = obs.shape[0], K["support"], K["max_hand"]
+    hand = obs[:, K["hand"]].reshape(b, n_hand, ssz)
+    hand = torch.cat([hand, hand.new_zeros(b, n_hand, 1)], 2)
+    areas = obs[:, K["support_me"].start:K["support_opp"].stop].reshape(b, -1, ssz + 1)
+    rows = torch.cat([hand, areas], 1)
+    present = rows.abs().sum(-1, keepdim=True) > 0
+    assert 0 < present.float().mean() < 1  # both kinds of slot are met
+    dense = ex.card(rows) * present.to(obs.dtype)
+    slots = out[:, ex.context_dim:].reshape(b, K["slots"], SLOT_DIM)[:, :, :SLOT_EMBED]
+    torch.testing.assert_close(slots, dense[:, :K["slots"]], rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    assert ex.card[0].weight.grad is not None and ex.card[0].weight.grad.abs().sum() > 0
+
+
+def test_a_card_row_is_present_exactly_when_its_type_one_hot_is_set(decisions) -> None:
+    """``_present`` reads four columns for ``rows.abs().sum(-1) > 0``: every support card's features
+    carry exactly one type, and on real observations both readings agree on every slot."""
+    from fight_envs.games.fight_klub.cards import DEFAULT_POOL
+    from fight_envs.games.fight_klub.observe import support_features
+    from fight_envs.train.features_fight_klub import _present
+
+    for cid, card in DEFAULT_POOL.support.items():
+        assert support_features(card)[:4].sum() == 1.0, cid
+    obs = torch.as_tensor(decisions[0])
+    b, ssz = obs.shape[0], K["support"]
+    for block, width in ((obs[:, K["hand"]], ssz), (obs[:, K["support_me"].start:K["support_opp"].stop], ssz + 1)):
+        rows = block.reshape(b, -1, width)
+        torch.testing.assert_close(_present(rows), rows.abs().sum(-1) > 0)

@@ -266,14 +266,14 @@ class FightKlubGame:
             p = Player(deck=deck, life=ch.life, hold=ch.hold, hand_size=ch.hand, fists=ch.fists, imprint=ch.imprint,
                        energy=ch.energy)
             given = None if orders is None else orders[seat]
-            for part, ids in (("fight", deck.fight_ids()), ("draw", deck.draw_ids())):
+            for part, ids in zip(("fight", "draw"), _deck_ids(deck)):
                 if given is not None and part in given:
                     order = list(given[part])
                     if sorted(order) != sorted(ids):
                         raise DealError(f"orders[{seat}]['{part}'] must be an ordering of the deck's {part} cards "
                                         f"{sorted(ids)}, got {sorted(order)}")
                 else:
-                    order = [ids[i] for i in rng.permutation(len(ids))]
+                    order = list(map(ids.__getitem__, rng.permutation(len(ids)).tolist()))
                 setattr(p, "fight_stack" if part == "fight" else "draw_deck", order)
             p.fight_unknown = len(p.fight_stack)
             self.orders_used.append({"fight": list(p.fight_stack), "draw": list(p.draw_deck)})
@@ -878,14 +878,18 @@ class FightKlubGame:
             self._playable_hint = None
             if hint[0] == phase:
                 mine = hint[1 + seat]
-        if mine is None:
+        if mine is None and not (phase == "score" and "score" in self.config.auto and self._score_rule_passes(seat)):
             mine = self.playable(seat, phase)
-        a = yield _decision(seat, phase, (PASS, *mine))  # [PASS] + playable is sorted
+        # mine None here: a Score action that AUTO_RULES passes whatever is playable (no card in hand
+        # or in play has an effect the fight's result meets), so asked as the forced pass it then is:
+        # the same script entry and log, without reading what the pool can pay for
+        a = yield _decision(seat, phase, _PASS_ONLY if mine is None else (PASS, *mine))  # [PASS] + playable is sorted
         p = self.players[seat]
         if a == PASS:
             # a pass changes nothing, so the lists stay true for the next phase action of this step
-            # (the same seat's second Setup action, or the other seat's): kept for it. The next step's
-            # ordering (``_order``) drops them, so they never outlive the step
+            # (the same seat's second Setup action, or the other seat's): kept for it (None: not
+            # known, computed there). The next step's ordering (``_order``) drops them, so they never
+            # outlive the step
             self._playable_hint = (phase, mine, hint[2] if hint is not None and hint[0] == phase else None) if seat == 0 \
                 else (phase, hint[1] if hint is not None and hint[0] == phase else None, mine)
             return
@@ -933,6 +937,26 @@ class FightKlubGame:
             action = next(x for x in item.card.actions if x.phase == phase)
             yield from self._pay(seat, action.cost)
             yield from self._resolve(seat, action.effects)
+
+    def _score_rule_passes(self, seat: int) -> bool:
+        """Whether ``AUTO_RULES["score"]`` passes for ``seat`` now, whatever it can pay for: the fight is
+        a tie, or no card in its hand or support area has an effect whose condition (won / lost) the
+        fight's result meets (the rule plays the first legal card that has one, ``_phase_rule``)."""
+        winner = self.fights[self.current].winner  # type: ignore[index]
+        if winner is None:
+            return True
+        k = 0 if winner == seat else 1
+        whens = _score_whens(self.pool)
+        p = self.players[seat]
+        for cid in p.hand:
+            if whens[cid][k]:
+                return False
+        support = self.pool.support
+        for item in p.support:
+            card = item.card
+            if (whens[card.id] if support.get(card.id) is card else _card_whens(card))[k]:  # a card not of the pool: read
+                return False
+        return True
 
     def step_key(self, phase: str) -> tuple[Any, ...]:
         """The phase step now: setup and cooldown once a turn, enhance and score once a fight."""
@@ -1176,10 +1200,10 @@ class FightKlubGame:
 
     @property
     def support_index(self) -> dict[str, int]:
+        """Each support card's position in the pool's order (the hands' sort key; kept per pool, not per game)."""
         idx = getattr(self, "_support_index", None)
         if idx is None:
-            idx = {cid: i for i, cid in enumerate(self.pool.support_ids)}
-            self._support_index = idx
+            idx = self._support_index = _support_order(self.pool)
         return idx
 
     # ------------------------------------------------------------------ fight arithmetic
@@ -1409,6 +1433,49 @@ def _bonus_sums(key: tuple[tuple[tuple[str, int], ...], ...]) -> dict[str, int]:
 
 
 _KEEP: dict[int, tuple[CardPool, dict[str, float]]] = {}
+_SUPPORT_ORDER: dict[int, tuple[CardPool, dict[str, int]]] = {}
+_PASS_ONLY = (PASS,)
+_WHENS: dict[int, tuple[CardPool, dict[str, tuple[bool, bool]]]] = {}
+
+
+def _card_whens(card: SupportCard) -> tuple[bool, bool]:
+    """Whether any effect of ``card`` (its own, or of its phase actions) is conditioned on a won fight,
+    and whether any on a lost one (what ``_phase_rule`` reads for Score)."""
+    effects = card.effects + tuple(e for x in card.actions for e in x.effects)
+    return any(e.when == "won" for e in effects), any(e.when == "lost" for e in effects)
+
+
+def _score_whens(pool: CardPool) -> dict[str, tuple[bool, bool]]:
+    """``_card_whens`` of every support card of ``pool`` by id (kept per pool)."""
+    hit = _WHENS.get(id(pool))
+    if hit is None or hit[0] is not pool:
+        if len(_WHENS) > 64:
+            _WHENS.clear()
+        hit = _WHENS[id(pool)] = (pool, {cid: _card_whens(card) for cid, card in pool.support.items()})
+    return hit[1]
+_DECK_IDS: dict[int, tuple[DeckList, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+
+
+def _deck_ids(deck: DeckList) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``deck.fight_ids()`` and ``deck.draw_ids()`` as tuples (kept per deck object: a deck list is
+    frozen, and every deal of it reads them)."""
+    hit = _DECK_IDS.get(id(deck))
+    if hit is None or hit[0] is not deck:
+        if len(_DECK_IDS) > 256:
+            _DECK_IDS.clear()
+        hit = _DECK_IDS[id(deck)] = (deck, (tuple(deck.fight_ids()), tuple(deck.draw_ids())))
+    return hit[1]
+
+
+def _support_order(pool: CardPool) -> dict[str, int]:
+    """``FightKlubGame.support_index`` of ``pool`` (kept per pool: every game used to build it at its
+    first draw; nobody writes into it)."""
+    hit = _SUPPORT_ORDER.get(id(pool))
+    if hit is None or hit[0] is not pool:
+        if len(_SUPPORT_ORDER) > 64:
+            _SUPPORT_ORDER.clear()
+        hit = _SUPPORT_ORDER[id(pool)] = (pool, {cid: i for i, cid in enumerate(pool.support_ids)})
+    return hit[1]
 
 
 def _keep_values(pool: CardPool) -> dict[str, float]:

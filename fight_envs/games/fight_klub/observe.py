@@ -556,8 +556,10 @@ class _Buffer:
         piles = shared.get("piles")
         if piles is None:
             t = self.tables
+            sp = t.support_pile
             piles = shared["piles"] = tuple(
-                (_PileSum(t.support_pile), _PileSum(t.support_pile), _PileSum(t.fight_pile), _PileSum(t.support_pile))
+                (_PileSum(sp), _UnseenSum(sp) if t.unseen_fits else _PileSum(sp), _PileSum(t.fight_pile),
+                 _PileSum(sp))
                 for _ in range(2))
         self.piles = piles
         self.pile_seen: list[Any] = [None] * 5
@@ -578,7 +580,8 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     ``FightSlot.v`` (which the engine bumps at every change of a slot), whether it is current and
     the bonuses in play, computed for seat 0 and mirrored for seat 1 (``_MIRROR``); a resolved
     fight's state per seat; the discard piles' type counts; each player's piles' summed features,
-    updated card by card, exactly (``_PileSum``). The result is the same as encoding from scratch (``encode_fresh``, which computes the
+    updated card by card, exactly (``_PileSum``; a player's unseen cards, his Draw deck and hidden hand, as one
+    sum that a draw leaves as it is, ``_UnseenSum``). The result is the same as encoding from scratch (``encode_fresh``, which computes the
     player blocks with ``_player``, the totals and the open fights afresh);
     ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
     ``benchmarks/check_identical_fight_klub.py`` check it.
@@ -780,7 +783,18 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
             if old is None or old[0] is not f or old[1] != f.cards or old[2] != f.end:
                 _write_cards(buf, f, i, seat)
             state_keys[i] = f
-            mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat))  # the totals only if not kept
+            if fresh:
+                mv[at:at + _STATE_B] = _STATE_PACK(*_fight_state(game, f, i, seat))
+                continue
+            # its numbers never change once resolved (``_fight_state`` keeps them per seat): their
+            # bytes are kept on the slot beside them, per seat
+            kept = f.__dict__.get("_obs_state_bytes")
+            if kept is None:
+                kept = f.__dict__["_obs_state_bytes"] = [None, None]
+            numbers = kept[seat]
+            if numbers is None:
+                numbers = kept[seat] = _STATE_PACK(*_fight_state(game, f, i, seat))  # the totals only if not kept
+            mv[at:at + _STATE_B] = numbers
             continue
         if fresh:
             _write_cards(buf, f, i, seat)
@@ -789,12 +803,16 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         # everything _fight_state reads of an open fight: the slot (its version ``v``, which the engine
         # bumps at every change of the slot), whether it is the current fight, and the cards in play
         # and fists (the totals' bonuses). Both seats' encodings share the entry kept on the slot
-        # (``_obs_open``: [that key, seat 0's numbers, each seat's bytes]): seat 1's numbers are seat
-        # 0's mirrored (``_MIRROR``); each buffer knows the entry it wrote
+        # (``_obs_open``: [that key, seat 0's numbers, each seat's bytes, seat 0's totals]): seat 1's
+        # numbers are seat 0's mirrored (``_MIRROR``); each buffer knows the entry it wrote
         live = (f.v, current == i, bonus)
         entry = f.__dict__.get("_obs_open")
         if entry is None or entry[0] != live:
-            entry = f.__dict__["_obs_open"] = [live, None, None, None]
+            # the totals read the slot and the bonuses, not which fight is current: when only that
+            # changed (a fight begins or ends), the entry's totals carry over
+            was = None if entry is None else entry[0]
+            totals = entry[4] if was is not None and was[0] == live[0] and was[2] == live[2] else _UNKNOWN
+            entry = f.__dict__["_obs_open"] = [live, None, None, None, totals]
         elif state_keys[i] is entry:
             continue
         if old is None or old[0] is not f or old[1] != f.cards or old[2] != f.end:
@@ -804,7 +822,10 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         if numbers is None:
             v0 = entry[1]
             if v0 is None:
-                v0 = entry[1] = _fight_state(game, f, i, 0, _totals(game, f, 0))
+                totals = entry[4]
+                if totals is _UNKNOWN:
+                    totals = entry[4] = _totals(game, f, 0)
+                v0 = entry[1] = _fight_state(game, f, i, 0, totals)
             numbers = entry[2 + seat] = _STATE_PACK(*v0) if seat == 0 else _STATE_PACK(*_MIRRORED(v0))
         mv[at:at + _STATE_B] = numbers
     # remaining cards: my Draw deck, or the other's unseen cards (hand and Draw deck: deck lists are open)
@@ -822,19 +843,30 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
     odraw, hidden = theirs[0], theirs[1]
     hidden_of = hidden.owner_cards
     ohand, oslots = opp.hand, opp.hand_slots
-    if hidden_of is None or hidden_of[0] != ohand or hidden_of[1] != oslots:
+    cards = opp.draw_deck
+    if type(hidden) is _UnseenSum:  # both parts as one sum (exact tables): a draw changes nothing here
+        if hidden_of is None or hidden_of[0] != ohand or hidden_of[1] != oslots or hidden.draw != cards:
+            hidden.owner_cards = (list(ohand), list(oslots))
+            if None in oslots or len(oslots) != len(ohand):
+                hidden.update(cards, [c for c, slot in zip(ohand, oslots) if slot is not None])
+            else:
+                hidden.update(cards, ohand)
+        if seen[1] != hidden.version:
+            seen[1] = hidden.version
+            _DIVIDE(hidden.sums, tables.draw_den, views[1])
+    elif hidden_of is None or hidden_of[0] != ohand or hidden_of[1] != oslots:
         hidden.owner_cards = (list(ohand), list(oslots))
         if None in oslots or len(oslots) != len(ohand):
             hidden.update([c for c, slot in zip(ohand, oslots) if slot is not None])
         else:  # every hand card in a slot (none retrieved): the hand itself, without a comprehension
             hidden.update(ohand)
-    cards = opp.draw_deck
-    if odraw.ids != cards:
-        odraw.update(cards)
-    v = (odraw.version, hidden.version)
-    if seen[1] != v:
-        seen[1] = v
-        odraw.scaled(tables.draw_den, hidden, out=views[1])
+    if type(hidden) is not _UnseenSum:
+        if odraw.ids != cards:
+            odraw.update(cards)
+        v = (odraw.version, hidden.version)
+        if seen[1] != v:
+            seen[1] = v
+            odraw.scaled(tables.draw_den, hidden, out=views[1])
     # my Draw deck, both Fight stacks, the other's plays: each pile's list is compared here with the
     # one its sum was made from (``_PileSum.ids``; None before the first), so an unchanged pile, the
     # common case, costs no call
@@ -900,6 +932,7 @@ class _PoolTables:
         self.draw_den = np.float32(self.support_pile.mult * DRAW_SIZE)
         self.plays_den = np.float32(self.support_pile.mult * 10)
         self.stack_den = np.float32(self.fight_pile.mult * FIGHT_STACK_SIZE)
+        self.unseen_fits = _UnseenSum.fits(self.support_pile)  # the unseen cards summed as one (``_UnseenSum``)
 
     def fight_bytes(self, cid: str, end: int) -> bytes:
         """``fight_card_features`` of Fight card ``cid`` with ``end`` in use, as float32 bytes (kept)."""
@@ -1032,18 +1065,18 @@ class _PileSum:
         if change is None:
             rows = sorted(map(tab.index.__getitem__, ids))  # row order: the same sum for the same multiset
             if rows:
-                np.add.reduce(tab.table.take(rows, axis=0), axis=0, out=sums)
+                _REDUCE(tab.table.take(rows, 0), 0, None, sums)
             else:
                 sums.fill(0.0)
         else:
             sign, cards = change
-            op = np.add if sign > 0 else np.subtract
+            op = _ADD if sign > 0 else _SUBTRACT
             if len(cards) <= _SMALL_CHANGE:
                 row = tab.row
                 for c in cards:
-                    op(sums, row[c], out=sums)
+                    op(sums, row[c], sums)
             else:
-                op(sums, np.add.reduce(tab.table.take(list(map(tab.index.__getitem__, cards)), axis=0), axis=0), out=sums)
+                op(sums, _REDUCE(tab.table.take(list(map(tab.index.__getitem__, cards)), 0), 0), sums)
         self.ids = list(ids)
         self.version += 1
         return True
@@ -1054,11 +1087,99 @@ class _PileSum:
         if out is None:
             out = self.out
         if other is None:
-            np.divide(self.sums, den, out=out)
+            _DIVIDE(self.sums, den, out)
         else:
-            np.add(self.sums, other.sums, out=out)
-            np.divide(out, den, out=out)
+            _ADD(self.sums, other.sums, out)
+            _DIVIDE(out, den, out)
         return out
+
+
+_ADD, _SUBTRACT, _DIVIDE, _REDUCE = np.add, np.subtract, np.divide, np.add.reduce
+
+
+def _moved(old: list[Any], new: list[Any], plus: list[Any], minus: list[Any]) -> bool:
+    """Put the cards ``new`` has and ``old`` lacks in ``plus``, those ``old`` has and ``new`` lacks in
+    ``minus`` (as multisets), and say True; False (nothing put) for a change that costs more to match
+    than to sum afresh: not one found by ``_one_change`` in a list longer than a hand."""
+    if old == new:
+        return True
+    change = _one_change(old, new)
+    if change is not None:
+        (plus if change[0] > 0 else minus).extend(change[1])
+        return True
+    if len(old) > MAX_HAND or len(new) > MAX_HAND:
+        return False
+    rest = list(old)  # a hand's cards played and drawn since: matched copy by copy
+    for c in new:
+        if c in rest:
+            rest.remove(c)
+        else:
+            plus.append(c)
+    minus.extend(rest)
+    return True
+
+
+class _UnseenSum:
+    """The other player's unseen support cards (his Draw deck and his hand cards in slots) as one
+    exact sum, kept per game and player like a ``_PileSum`` (whose ``owner_cards`` and ``version``
+    it has) but made of two parts. A draw moves cards from one part to the other and leaves the sum
+    as it is, so the block is rewritten only when cards leave both parts (played, discarded) or join
+    them: each part's change since the last update is found (``_moved``), the cards that moved
+    between the parts cancel, and the rest are added or removed row by row (a larger or unmatched
+    change is summed afresh). Only for a table of integers without a negative zero (``fits``): the
+    sums are then exact and the same bits as the two parts summed apart and added, which is what
+    another table gets (and ``encode_fresh``'s reading of this one, bit for bit)."""
+
+    __slots__ = ("draw", "hidden", "owner_cards", "sums", "tab", "version")
+
+    def __init__(self, tab: _PileTable) -> None:
+        self.tab = tab
+        self.draw: list[Any] | None = None  # copies of the two parts last summed
+        self.hidden: list[Any] | None = None
+        self.owner_cards: Any = None  # copies of the hand and slots the hidden part was taken from
+        self.sums = np.zeros(tab.width, dtype=np.float32)
+        self.version = 0  # bumped at every change of the sum
+
+    @staticmethod
+    def fits(tab: _PileTable) -> bool:
+        table = tab.table
+        return tab.exact and not bool((np.signbit(table) & (table == 0)).any())
+
+    def update(self, draw: list[Any], hidden: list[Any]) -> None:
+        """Sum the Draw deck ``draw`` and the hidden hand cards ``hidden`` from the parts last summed."""
+        old_draw, old_hidden = self.draw, self.hidden
+        self.draw, self.hidden = list(draw), list(hidden)
+        tab, sums = self.tab, self.sums
+        if old_draw is not None:
+            plus: list[Any] = []
+            minus: list[Any] = []
+            if _moved(old_draw, draw, plus, minus) and _moved(old_hidden, hidden, plus, minus):  # type: ignore[arg-type]
+                gone = []
+                for c in minus:  # a card moved between the parts (drawn) leaves the sum as it is
+                    if c in plus:
+                        plus.remove(c)
+                    else:
+                        gone.append(c)
+                if not plus and not gone:
+                    return
+                if len(plus) + len(gone) <= _SMALL_CHANGE:
+                    row = tab.row
+                    for c in plus:
+                        _ADD(sums, row[c], sums)
+                    for c in gone:
+                        _SUBTRACT(sums, row[c], sums)
+                    self.version += 1
+                    return
+        index = tab.index.__getitem__
+        rows = list(map(index, draw))
+        rows += map(index, hidden)
+        if rows:
+            _REDUCE(tab.table.take(rows, 0), 0, None, sums)
+        else:
+            sums.fill(0.0)
+        self.version += 1
+"""The ufuncs of the piles' sums, called with ``out`` (and ``axis``) by position: numpy parses a
+keyword argument of a ufunc call more slowly, and these run a few times every decision."""
 
 
 def _pool_tables(pool: CardPool) -> _PoolTables:

@@ -92,11 +92,21 @@ _new_object = object.__new__
 
 
 def _decision(seat: int, kind: str, legal: tuple[int, ...]) -> Decision:
-    """``Decision(seat, kind, legal)``, the same object, without the frozen dataclass's ``__init__``
-    (three ``object.__setattr__`` calls): the flow makes one at every yield."""
-    d = _new_object(Decision)
-    d.__dict__.update(seat=seat, kind=kind, legal=legal)
+    """``Decision(seat, kind, legal)``: an equal object, kept per its three fields. The flow asks for
+    one at every yield (forced moves included, more than one per decision asked) and the same few
+    hundred recur; a Decision is frozen, so one object serves every game that meets it. Made without
+    the frozen dataclass's ``__init__`` (three ``object.__setattr__`` calls)."""
+    key = (seat, kind, legal)
+    d = _DECISIONS.get(key)
+    if d is None:
+        if len(_DECISIONS) > 50_000:
+            _DECISIONS.clear()
+        d = _DECISIONS[key] = _new_object(Decision)
+        d.__dict__.update(seat=seat, kind=kind, legal=legal)
     return d
+
+
+_DECISIONS: dict[tuple[int, str, tuple[int, ...]], Decision] = {}
 
 
 AUTO_RULES = {

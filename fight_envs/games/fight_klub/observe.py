@@ -394,12 +394,23 @@ def _player_bytes(game: FightKlubGame, seat: int, shared: dict[Any, Any], tables
             _TOKEN_BYTES.clear()
         numbers, in_range = _token_numbers(*tkey)
         b = _TOKEN_BYTES[tkey] = _PACK14(*(numbers if in_range else _clipped(numbers)))
-    hit, rts_damage = _discards(game, seat, shared, tables, discard, rts)
+    # ``_discards``, read inline (this runs twice every decision)
+    counts = shared.get(_DISCARD_KEYS[seat], _NO_DISCARDS)
+    if counts[0] != discard:
+        counts = shared[_DISCARD_KEYS[seat]] = (list(discard), tables.type_counts(discard))
+    counts = counts[1]
+    if rts:
+        rhit = shared.get(_RTS_KEYS[seat], _NO_RTS)
+        if rhit[0] != rts:
+            fight = game.pool.fight
+            rhit = shared[_RTS_KEYS[seat]] = (list(rts), sum([fight[c].damage for c in rts]) / _DAMAGE)
+        rts_damage = rhit[1]
+    else:
+        rts_damage = 0 / _DAMAGE
     # the pile counts and discards by type, packed directly (they change most decisions and take
     # too many combinations to keep); only the raise-the-stakes damage can pass OBS_HIGH (the
     # other counts are of cards, at most a deck's)
     hand, deck, stack = _HANDS, _DECKS, _STACKS
-    counts = hit[1]
     c = _PACK12(len(hand_) * hand, len(draw_deck) * deck, len(fight_stack) * stack, len(discard) * deck,
                 len(support) / MAX_SUPPORT, len(damage_stack) * stack, len(rts) * stack,
                 OBS_HIGH if rts_damage > OBS_HIGH else rts_damage, counts[0], counts[1], counts[2], counts[3])

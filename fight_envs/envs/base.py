@@ -2,7 +2,7 @@
 
 Owns: the per-agent space accessors and ``close``, the AEC reset bookkeeping (rewards,
 cumulative rewards, end flags) and dead-step handling, the spaces of a dict observation with an
-action mask, the render-mode check and rendering (text, or a picture for ``rgb_array``), and ``wrap_aec`` (PettingZoo's standard
+action mask, the render-mode, viewer and flag checks, rendering (text, or a picture for ``rgb_array``), and ``wrap_aec`` (PettingZoo's standard
 wrappers, fused into one layer: ``StandardWrapper``). Each env module keeps its own rules, observations, infos and rewards.
 """
 
@@ -81,6 +81,25 @@ def dict_spaces(
 def check_render_mode(render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+
+
+def check_viewer(viewer: Any, num_players: int) -> int | None:
+    """``viewer`` checked, as every env's constructor takes it: None (a render shows every hand) or the
+    seat whose view a render shows, a Python or numpy int in ``0..num_players - 1`` (not a bool, which
+    is an int to Python but no seat). Returns it as a plain int; ConfigError names what is allowed."""
+    if viewer is None:
+        return None
+    if (isinstance(viewer, (bool, np.bool_)) or not isinstance(viewer, (int, np.integer))
+            or not 0 <= viewer < num_players):
+        raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
+    return int(viewer)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """A True/False option (``mask_in_info`` ...): a Python or numpy bool, returned as a plain bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_illegal_action(illegal_action: str) -> None:

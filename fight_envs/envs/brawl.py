@@ -104,8 +104,10 @@ from fight_envs.envs.base import (
     RENDER_MODES,
     AECMixin,
     SpacesMixin,
+    check_flag,
     check_illegal_action,
     check_render_mode,
+    check_viewer,
     dict_spaces,
     render_text_mode,
     wrap_aec,
@@ -180,16 +182,12 @@ class _BrawlTable:
                                   rules=rules, hit_draws=hit_draws, showdown=showdown, ask_noops=ask_noops,
                                   skip_forced=skip_forced, combo=combo,
                                   combo_max=combo_max)
-        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int)
-                                   or not 0 <= viewer < num_players):
-            raise ConfigError(f"viewer must be None or a seat in 0..{num_players - 1}, got {viewer!r}")
+        viewer = check_viewer(viewer, num_players)
         self.cards = cards_for(self.config.rules) if cards is None else load_cards(cards)
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
-        if not isinstance(mask_in_info, (bool, np.bool_)):
-            raise ConfigError(f"mask_in_info must be True or False, got {mask_in_info!r}")
-        self.mask_in_info = bool(mask_in_info)
+        self.mask_in_info = check_flag("mask_in_info", mask_in_info)
         self.game = BrawlGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}

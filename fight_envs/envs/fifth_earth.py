@@ -92,7 +92,16 @@ from fight_envs.core.information import InformationSet
 from fight_envs.core.records import safe_repr
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
-from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
+from fight_envs.envs.base import (
+    RENDER_MODES,
+    AECMixin,
+    check_flag,
+    check_render_mode,
+    check_viewer,
+    dict_spaces,
+    render_text_mode,
+    wrap_aec,
+)
 from fight_envs.games.fifth_earth.cards import DEFAULT_CARDS, load_cards
 from fight_envs.games.fifth_earth.observe import OBS_HIGH, OBS_SIZE, PublicView, encode
 from fight_envs.games.fifth_earth.record import make_record
@@ -144,9 +153,7 @@ class raw_env(AECMixin, AECEnv):
         check_render_mode(opts["render_mode"])
         self.config = FifthEarthConfig(**{k: opts[k] for k in CONFIG_OPTIONS})
         n = self.config.num_players
-        viewer = opts["viewer"]
-        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):
-            raise ConfigError(f"viewer must be None or a seat in 0..{n - 1}, got {viewer!r}")
+        viewer = check_viewer(opts["viewer"], n)
         max_steps = opts["max_steps"]
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
             raise ConfigError(f"max_steps must be None or an integer >= 1, got {max_steps!r}")
@@ -154,9 +161,7 @@ class raw_env(AECMixin, AECEnv):
         self.reward_mode = opts["reward"]
         self.render_mode = opts["render_mode"]
         self.viewer = viewer
-        if not isinstance(opts["mask_in_info"], (bool, np.bool_)):
-            raise ConfigError(f"mask_in_info must be True or False, got {opts['mask_in_info']!r}")
-        self.mask_in_info = bool(opts["mask_in_info"])
+        self.mask_in_info = check_flag("mask_in_info", opts["mask_in_info"])
         self.max_steps = max_steps
         self.game = FifthEarthGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(n)]

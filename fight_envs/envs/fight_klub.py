@@ -98,7 +98,16 @@ from fight_envs.core.information import InformationSet
 from fight_envs.core.records import safe_repr
 from fight_envs.core.seeding import make_rng
 from fight_envs.drawing import rgb_array
-from fight_envs.envs.base import RENDER_MODES, AECMixin, check_render_mode, dict_spaces, render_text_mode, wrap_aec
+from fight_envs.envs.base import (
+    RENDER_MODES,
+    AECMixin,
+    check_flag,
+    check_render_mode,
+    check_viewer,
+    dict_spaces,
+    render_text_mode,
+    wrap_aec,
+)
 from fight_envs.games.fight_klub.cards import DEFAULT_POOL, CardPool, DeckList, load_deck, load_pool
 from fight_envs.games.fight_klub.deckbuild import random_deck
 from fight_envs.games.fight_klub.observe import OBS_HIGH, OBS_SIZE, encode, observe_state
@@ -193,13 +202,9 @@ class raw_env(AECMixin, AECEnv):
         self.config = FightKlubConfig(max_turns=opts["max_turns"], ask_moot_orders=opts["ask_moot_orders"],
                                       auto=auto_kinds(opts["auto_decisions"]))
         check_render_mode(opts["render_mode"])
-        if opts["viewer"] is not None and opts["viewer"] not in (0, 1):
-            raise ConfigError(f"viewer must be None, 0 or 1, got {opts['viewer']!r}")
+        self.viewer = check_viewer(opts["viewer"], 2)
         self.render_mode = opts["render_mode"]
-        self.viewer = opts["viewer"]
-        if not isinstance(opts["mask_in_info"], (bool, np.bool_)):
-            raise ConfigError(f"mask_in_info must be True or False, got {opts['mask_in_info']!r}")
-        self.mask_in_info = bool(opts["mask_in_info"])
+        self.mask_in_info = check_flag("mask_in_info", opts["mask_in_info"])
         self.possible_agents = ["player_0", "player_1"]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces, self.action_spaces = dict_spaces(

@@ -58,7 +58,7 @@ from pettingzoo import AECEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
 from fight_envs.core.seeding import make_rng
-from fight_envs.envs.base import AECMixin, dict_spaces, wrap_aec
+from fight_envs.envs.base import AECMixin, check_flag, dict_spaces, wrap_aec
 from fight_envs.games.fight_klub.cards import (
     COLORS,
     DEFAULT_POOL,
@@ -140,9 +140,7 @@ class raw_env(AECMixin, AECEnv):
             raise ConfigError(f"option 'pilot' must be one of {', '.join(PILOTS)} or an agent with act(), got {pilot!r}")
         self.pilot = pilot
         self.config = FightKlubConfig(max_turns=opts["max_turns"])
-        if not isinstance(opts["mask_in_info"], bool):
-            raise ConfigError(f"option 'mask_in_info' must be True or False, got {opts['mask_in_info']!r}")
-        self.mask_in_info = opts["mask_in_info"]
+        self.mask_in_info = check_flag("option 'mask_in_info'", opts["mask_in_info"])
         if opts["render_mode"] not in (None, "ansi"):
             raise ConfigError(f"render_mode must be None or 'ansi', got {opts['render_mode']!r}")
         self.render_mode = opts["render_mode"]

@@ -7,6 +7,9 @@ folder, reading the configs and models shipped in the package.
 from __future__ import annotations
 
 import builtins
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -224,3 +227,21 @@ def test_results_writes_in_the_current_folder_by_default(tmp_path: Path, monkeyp
     assert (tmp_path / "ratings.png").is_file()
     assert "[results]" in capsys.readouterr().err  # progress on stderr
     assert model_path("fight5_2p_default.zip").is_file()
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="torch's default is one thread on one core: nothing to tell apart")
+@pytest.mark.parametrize("user_setting, expected", [(None, 1), ("2", 2)])
+def test_playing_verbs_give_torch_one_thread_unless_the_user_chose(user_setting: str | None, expected: int) -> None:
+    # two evals side by side on 2 cores, each with torch's default two OpenMP threads, ran 7x slower
+    pytest.importorskip("torch")
+    # torch is imported after main: it reads OMP_NUM_THREADS once, at its first import
+    code = ("from fight_envs.train.cli import main\n"
+            "rc = main(['eval', 'models/fight5_2p_default.zip', '--baselines', 'random', '--deals', '1'])\n"
+            "import torch\n"
+            "print('threads', rc, torch.get_num_threads())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    if user_setting is not None:
+        env["OMP_NUM_THREADS"] = user_setting
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"threads 0 {expected}" in out.stdout.splitlines()[-1]

@@ -10,6 +10,7 @@ import pytest
 from fight_envs.core.errors import ConfigError
 from fight_envs.registry import list_envs, make
 
+
 def _options(env: object) -> object:
     """Where an env keeps its checked options: Fight 5 and Brawl keep them on the table their AEC and
     parallel forms share, the others on the env."""
@@ -25,7 +26,7 @@ def test_every_env_with_a_viewer_is_listed() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
-@pytest.mark.parametrize("bad", [True, False, np.bool_(True), 1.0, "1", -1, 2, np.int64(2), None.__class__])
+@pytest.mark.parametrize("bad", [True, False, np.bool_(True), 1.0, "1", -1, 2, np.int64(2), [1]])
 def test_a_viewer_that_is_no_seat_is_refused(name: str, bad: object) -> None:
     with pytest.raises(ConfigError, match=r"viewer must be None or a seat in 0\.\.1, got"):
         make(name, api="raw", num_players=2, viewer=bad)
@@ -54,5 +55,5 @@ def test_mask_in_info_takes_python_and_numpy_bools_only(name: str) -> None:
     for ok in (True, np.bool_(True)):
         assert _options(make(name, api="raw", mask_in_info=ok)).mask_in_info is True
     for bad in (1, 0, "yes", None, np.int8(1)):
-        with pytest.raises(ConfigError, match="mask_in_info' must be True or False|mask_in_info must be True or False"):
+        with pytest.raises(ConfigError, match="mask_in_info'? must be True or False"):
             make(name, api="raw", mask_in_info=bad)

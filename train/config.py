@@ -174,9 +174,20 @@ class PretrainConfig:
     ``w`` plays its block of the games with its own seed, so a search teacher's 40 minutes on one core
     take about half on two. The data are the same for a given seed and worker count; another count
     plays other games."""
+    data: str | None = None
+    """A demonstrations file (``.npz``) to reuse the recorded games across runs: when it exists, the run
+    clones its rows instead of playing the games (after checking that it records what this config asks
+    for: the env, its options and player counts, the teacher, the opponents, the number of games and
+    ``ppo.gamma``; not the seed, so several seeds can clone the same search games); when it does not, the
+    games are played as configured and saved there (atomically, data only) before cloning. None (the
+    default): record every time, keep nothing (``fight_envs.train.imitation``, Demonstrations files)."""
 
     def validate(self) -> None:
         _int_range("pretrain.workers", self.workers, 1, MAX_WORKERS)
+        if self.data is not None and (not isinstance(self.data, str) or not self.data.endswith(".npz")
+                                      or os.path.basename(self.data) == ".npz"):
+            raise ConfigError(f"pretrain.data must be null or a path ending in .npz (a demonstrations file), "
+                              f"got {self.data!r}")
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= 10**7:
             raise ConfigError(f"pretrain.games must be an integer in [0, 10,000,000] (0: no pretraining), got {self.games!r}")
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or not 0 <= self.epochs <= 1000:

@@ -21,6 +21,14 @@ model, before the first rollout:
 
 ``pretrain.workers: k`` plays the games on ``k`` processes (:func:`collect_parallel`).
 
+``pretrain.data: PATH.npz`` keeps the recorded games (a search teacher's take most of a run's time:
+Brawl's 2,000 search games about 40 minutes on one core). When the file is missing, the games are
+played and saved there (:func:`save_demonstrations`: the five arrays and a JSON header, written
+atomically, read back with ``allow_pickle=False``); when it exists, :func:`load_demonstrations` reads it
+and checks that its header records what the run asks for (:func:`recording_of`: the env, its options,
+player counts, teacher, opponents, games and ``ppo.gamma``), naming every field that differs. The
+seed is not checked: runs with other seeds clone the same games (their clones and PPO still differ).
+
 PPO then starts from the cloned policy with its own fresh optimizer, and the run goes on as
 configured (the opponent mix, snapshots, evaluations). A cloned policy plays about as well as its
 teacher at best; what PPO adds is the rest.
@@ -28,8 +36,10 @@ teacher at best; what PPO adds is the rest.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -216,6 +226,71 @@ def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: li
                             ("observations", "masks", "actions", "returns", "game")))
 
 
+DEMONSTRATIONS_FORMAT = 1
+"""Version of the demonstrations file layout (:func:`save_demonstrations`)."""
+_ARRAYS = ("observations", "masks", "actions", "returns", "game")
+_MATCHED = ("env", "env_options", "num_players", "teacher", "opponents", "games", "gamma")
+"""Header fields a reused file must share with the run's config (everything that changes the rows but the seed)."""
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON would give it back (tuples as lists, keys as strings): how headers are compared."""
+    return json.loads(json.dumps(value, sort_keys=True, default=repr))
+
+
+def recording_of(config: Config) -> dict[str, Any]:
+    """What a run's pretraining records, as a demonstrations file's header holds it (:data:`_MATCHED` and the seed)."""
+    p = config.pretrain
+    return _plain({"format": DEMONSTRATIONS_FORMAT, "env": config.env.name, "env_options": config.env.env_options(),
+                   "num_players": list(config.env.num_players), "teacher": p.teacher, "opponents": dict(p.opponents),
+                   "games": p.games, "gamma": config.ppo.gamma, "seed": config.seed, "workers": p.workers})
+
+
+def save_demonstrations(path: str | Path, data: Demonstrations, header: dict[str, Any]) -> Path:
+    """Write ``data`` and its JSON ``header`` to ``path`` (``.npz``) atomically: a kill leaves no half file."""
+    from fight_envs import __version__
+    from fight_envs.core.atomic import atomic_path
+
+    text = json.dumps({**_plain(header), "rows": len(data), "fight_envs": __version__}, sort_keys=True)
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as f:  # a file object: np.savez would append .npz to the temporary name
+            np.savez(f, header=np.array(text), **{k: getattr(data, k) for k in _ARRAYS})
+    return Path(path)
+
+
+def load_demonstrations(path: str | Path, expected: dict[str, Any] | None = None) -> tuple[Demonstrations, dict[str, Any]]:
+    """Read a file :func:`save_demonstrations` wrote (no pickle: a file someone hands over runs no code).
+
+    With ``expected`` (:func:`recording_of` a config), every :data:`_MATCHED` field must be equal, else a
+    ConfigError names each differing field with both values. Returns the rows and the file's header."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = [k for k in ("header", *_ARRAYS) if k not in f.files]
+            if missing:
+                raise ConfigError(f"pretrain.data {str(path)!r} is not a demonstrations file: it lacks {missing}")
+            header = json.loads(str(f["header"]))
+            arrays = {k: f[k] for k in _ARRAYS}
+    except (OSError, ValueError, json.JSONDecodeError) as exc:  # not an npz, or object arrays (pickle)
+        raise ConfigError(f"pretrain.data {str(path)!r} could not be read as a demonstrations file: {exc}") from None
+    if not isinstance(header, dict) or header.get("format") != DEMONSTRATIONS_FORMAT:
+        raise ConfigError(f"pretrain.data {str(path)!r}: format {header.get('format') if isinstance(header, dict) else header!r}, "
+                          f"this version reads format {DEMONSTRATIONS_FORMAT}")
+    rows = arrays["actions"].shape[0]
+    bad = [k for k in _ARRAYS if arrays[k].shape[:1] != (rows,)] + [k for k in ("actions", "game") if arrays[k].ndim != 1]
+    if bad or arrays["observations"].ndim != 2 or arrays["masks"].ndim != 2 or rows != header.get("rows"):
+        raise ConfigError(f"pretrain.data {str(path)!r}: the arrays do not line up ({', '.join(f'{k} {arrays[k].shape}' for k in _ARRAYS)}; "
+                          f"header rows {header.get('rows')!r})")
+    if expected is not None:
+        differ = [f"{k}: file {header.get(k)!r}, config {expected.get(k)!r}" for k in _MATCHED if header.get(k) != expected.get(k)]
+        if differ:
+            raise ConfigError(f"pretrain.data {str(path)!r} records other games than this run asks for ("
+                              + "; ".join(differ) + "): point pretrain.data at a new file, or change the config to match")
+    data = Demonstrations(arrays["observations"].astype(np.float32, copy=False), arrays["masks"].astype(bool, copy=False),
+                          arrays["actions"].astype(np.int64, copy=False), arrays["returns"].astype(np.float32, copy=False),
+                          arrays["game"].astype(np.int64, copy=False))
+    return data, header
+
+
 def agreement(policy: Any, data: Demonstrations, batch: int = 4096) -> float:
     """Share of rows where ``policy``'s most likely legal action is the teacher's."""
     hits = 0
@@ -266,9 +341,25 @@ def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learnin
 def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
     """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring)."""
     p = config.pretrain
-    data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
-                            p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
-                            workers=p.workers)
+    expected = recording_of(config)
+    if p.data is not None and os.path.isfile(p.data):
+        data, header = load_demonstrations(p.data, expected)
+        if log is not None:
+            log(f"[pretrain] reusing {len(data):,} recorded decisions from {p.data} (recorded with seed {header.get('seed')}, "
+                f"fight-envs {header.get('fight_envs')})")
+    else:
+        data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
+                                p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
+                                workers=p.workers)
+        if p.data is not None:
+            save_demonstrations(p.data, data, expected)
+            if log is not None:
+                log(f"[pretrain] saved the {len(data):,} recorded decisions to {p.data}")
+    width = int(np.prod(model.observation_space.shape))
+    if data.observations.shape[1] != width or data.masks.shape[1] != int(model.action_space.n):
+        raise ConfigError(f"pretrain: the demonstrations hold observations of {data.observations.shape[1]} and masks of "
+                          f"{data.masks.shape[1]}, the env gives {width} and {int(model.action_space.n)} (a file from "
+                          f"another version of the env?)")
     held_games = max(1, p.games // 10)
     held = data.game >= p.games - held_games
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))

@@ -167,3 +167,89 @@ def test_behaviour_cloning_raises_agreement_with_the_heuristic() -> None:
     imitation.fit(policy, train, epochs=4, batch_size=256, learning_rate=3e-3, vf_coef=0.5, seed=0)
     after = imitation.agreement(policy, test)
     assert after > before + 0.1 and after > 0.6, (before, after)
+
+
+# ----------------------------------------------------------------------------- pretrain.data: reusing recorded games
+def _tiny_config(tmp_path: Path, *extra: str) -> Config:
+    return load_config(BRAWL_2P, ["pretrain.games=3", "pretrain.epochs=1", "pretrain.teacher=heuristic",
+                                  "pretrain.opponents={random: 1.0}", f"pretrain.data={tmp_path / 'demos.npz'}", *extra])
+
+
+@pytest.mark.parametrize("value", ["demos.txt", "demos", ".npz", "''"])
+def test_pretrain_data_must_be_an_npz_path(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"pretrain.data must be null or a path ending in .npz"):
+        load_config(BRAWL_2P, [f"pretrain.data={value}"])
+    assert load_config(BRAWL_2P, ["pretrain.data=null"]).pretrain.data is None
+
+
+def test_demonstrations_file_round_trips_and_checks_what_it_records(tmp_path: Path) -> None:
+    config = _tiny_config(tmp_path)
+    data = imitation.collect("brawl_v0", {}, [2], 3, "heuristic", {"random": 1.0}, seed=0, gamma=0.995)
+    path = imitation.save_demonstrations(config.pretrain.data, data, imitation.recording_of(config))
+    assert [p.name for p in tmp_path.iterdir()] == ["demos.npz"]  # no temporary file left beside it
+    back, header = imitation.load_demonstrations(path, imitation.recording_of(config))
+    for key in ("observations", "masks", "actions", "returns", "game"):
+        got, want = getattr(back, key), getattr(data, key)
+        assert got.dtype == want.dtype and np.array_equal(got, want), key
+    assert header["rows"] == len(data) and header["teacher"] == "heuristic" and header["games"] == 3
+    # another seed reads the same file; another teacher, opponent mix, game count or gamma does not
+    imitation.load_demonstrations(path, imitation.recording_of(_tiny_config(tmp_path, "seed=9")))
+    for override, field in (("pretrain.teacher=random", "teacher: file 'heuristic', config 'random'"),
+                            ("pretrain.opponents={heuristic: 1.0}", "opponents: file"),
+                            ("pretrain.games=4", "games: file 3, config 4"),
+                            ("ppo.gamma=0.9", "gamma: file 0.995, config 0.9"),
+                            ("env.num_players=[3]", "num_players: file [2], config [3]")):
+        with pytest.raises(ConfigError, match=r"records other games than this run asks for \(.*" + field.replace("[", r"\[")
+                           .replace("]", r"\]")):
+            imitation.load_demonstrations(path, imitation.recording_of(_tiny_config(tmp_path, override)))
+
+
+def test_a_demonstrations_file_that_needs_pickle_or_is_not_one_is_refused(tmp_path: Path) -> None:
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, header=np.array("{}"), observations=np.array([{"a": 1}], dtype=object),
+             masks=np.zeros((1, 2), bool), actions=np.zeros(1, np.int64), returns=np.zeros(1, np.float32),
+             game=np.zeros(1, np.int64))
+    with pytest.raises(ConfigError, match=r"could not be read as a demonstrations file"):
+        imitation.load_demonstrations(pickled)
+    text = tmp_path / "text.npz"
+    text.write_text("not a zip")
+    with pytest.raises(ConfigError, match=r"could not be read as a demonstrations file"):
+        imitation.load_demonstrations(text)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, actions=np.zeros(1, np.int64))
+    with pytest.raises(ConfigError, match=r"is not a demonstrations file: it lacks \['header', 'observations'"):
+        imitation.load_demonstrations(partial)
+
+
+def build_model_for_test(config: Config) -> object:
+    """What ``pretrain`` reads of a MaskablePPO model: its policy and spaces (a small flat network)."""
+    from types import SimpleNamespace
+
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from fight_envs.registry import make
+
+    env = make(config.env.name, api="raw")
+    obs_space = env.observation_space(env.possible_agents[0])["observation"]
+    act_space = spaces.Discrete(int(env.action_space(env.possible_agents[0]).n))
+    policy = MaskableActorCriticPolicy(obs_space, act_space, lambda _: 1e-3, net_arch=[16])
+    return SimpleNamespace(policy=policy, observation_space=obs_space, action_space=act_space)
+
+
+def test_pretrain_records_once_then_reuses_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _tiny_config(tmp_path)
+    first = imitation.pretrain(build_model_for_test(config), config)
+    assert (tmp_path / "demos.npz").is_file()
+
+    def no_games(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the games were played again")
+
+    monkeypatch.setattr(imitation, "collect_parallel", no_games)
+    lines: list[str] = []
+    again = imitation.pretrain(build_model_for_test(_tiny_config(tmp_path, "seed=5")), _tiny_config(tmp_path, "seed=5"),
+                               log=lines.append)
+    assert again["decisions"] == first["decisions"] and again["held_out"] == first["held_out"]
+    assert any("reusing" in line and "recorded with seed 0" in line for line in lines), lines
+    with pytest.raises(ConfigError, match=r"teacher: file 'heuristic', config 'random'"):
+        imitation.pretrain(build_model_for_test(config), _tiny_config(tmp_path, "pretrain.teacher=random"))

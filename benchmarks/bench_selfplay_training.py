@@ -124,7 +124,7 @@ def measure(game: str, players: int, name: str, timesteps: int, mix: str, runs_d
                  "eval.games=0", "progress=none", f"checkpoint_every={10 * timesteps}", f"seed={seed}",
                  # no behaviour cloning first (the Brawl and Fight Klub recipes clone a teacher's games):
                  # a line times PPO's rollouts and updates, the same work on every line
-                 "pretrain.games=0", "pretrain.epochs=0"]
+                 "pretrain.games=0", "pretrain.epochs=0", "pretrain.data=null"]
     config = load_config(path, overrides)
     ROLLOUT_SECONDS[0] = 0.0
     t0 = time.perf_counter()

@@ -188,6 +188,9 @@ class PretrainConfig:
                                       or os.path.basename(self.data) == ".npz"):
             raise ConfigError(f"pretrain.data must be null or a path ending in .npz (a demonstrations file), "
                               f"got {self.data!r}")
+        if self.data is not None and self.games == 0:
+            raise ConfigError(f"pretrain.data={self.data!r} is read only when the run pretrains: set pretrain.games "
+                              f"and pretrain.epochs above 0 (games as recorded in the file), or pretrain.data=null")
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= 10**7:
             raise ConfigError(f"pretrain.games must be an integer in [0, 10,000,000] (0: no pretraining), got {self.games!r}")
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or not 0 <= self.epochs <= 1000:

@@ -180,6 +180,8 @@ def test_pretrain_data_must_be_an_npz_path(value: str) -> None:
     with pytest.raises(ConfigError, match=r"pretrain.data must be null or a path ending in .npz"):
         load_config(BRAWL_2P, [f"pretrain.data={value}"])
     assert load_config(BRAWL_2P, ["pretrain.data=null"]).pretrain.data is None
+    with pytest.raises(ConfigError, match=r"pretrain.data='d.npz' is read only when the run pretrains"):
+        load_config(BRAWL_2P, ["pretrain.games=0", "pretrain.epochs=0", "pretrain.data=d.npz"])
 
 
 def test_demonstrations_file_round_trips_and_checks_what_it_records(tmp_path: Path) -> None:

@@ -252,9 +252,9 @@ def save_demonstrations(path: str | Path, data: Demonstrations, header: dict[str
     from fight_envs.core.atomic import atomic_path
 
     text = json.dumps({**_plain(header), "rows": len(data), "fight_envs": __version__}, sort_keys=True)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:  # a file object: np.savez would append .npz to the temporary name
-            np.savez(f, header=np.array(text), **{k: getattr(data, k) for k in _ARRAYS})
+    # a file object: np.savez given the temporary name would append .npz to it
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, header=np.array(text), **{k: getattr(data, k) for k in _ARRAYS})
     return Path(path)
 
 

@@ -344,6 +344,11 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
     expected = recording_of(config)
     if p.data is not None and os.path.isfile(p.data):
         data, header = load_demonstrations(p.data, expected)
+        width, actions = int(np.prod(model.observation_space.shape)), int(model.action_space.n)
+        if data.observations.shape[1] != width or data.masks.shape[1] != actions:
+            raise ConfigError(f"pretrain.data {p.data!r} holds observations of {data.observations.shape[1]} and masks of "
+                              f"{data.masks.shape[1]}, the env gives {width} and {actions} (a file from another version "
+                              f"of the env?)")
         if log is not None:
             log(f"[pretrain] reusing {len(data):,} recorded decisions from {p.data} (recorded with seed {header.get('seed')}, "
                 f"fight-envs {header.get('fight_envs')})")
@@ -355,11 +360,6 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
             save_demonstrations(p.data, data, expected)
             if log is not None:
                 log(f"[pretrain] saved the {len(data):,} recorded decisions to {p.data}")
-    width = int(np.prod(model.observation_space.shape))
-    if data.observations.shape[1] != width or data.masks.shape[1] != int(model.action_space.n):
-        raise ConfigError(f"pretrain: the demonstrations hold observations of {data.observations.shape[1]} and masks of "
-                          f"{data.masks.shape[1]}, the env gives {width} and {int(model.action_space.n)} (a file from "
-                          f"another version of the env?)")
     held_games = max(1, p.games // 10)
     held = data.game >= p.games - held_games
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))

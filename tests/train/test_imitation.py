@@ -255,3 +255,9 @@ def test_pretrain_records_once_then_reuses_the_file(tmp_path: Path, monkeypatch:
     assert any("reusing" in line and "recorded with seed 0" in line for line in lines), lines
     with pytest.raises(ConfigError, match=r"teacher: file 'heuristic', config 'random'"):
         imitation.pretrain(build_model_for_test(config), _tiny_config(tmp_path, "pretrain.teacher=random"))
+    # a file whose rows are not this env's observations (another version of it): refused, not cloned
+    data, header = imitation.load_demonstrations(config.pretrain.data)
+    narrow = imitation.Demonstrations(data.observations[:, :-1], data.masks, data.actions, data.returns, data.game)
+    imitation.save_demonstrations(config.pretrain.data, narrow, header)
+    with pytest.raises(ConfigError, match=r"holds observations of 282 and masks of 16, the env gives 283 and 16"):
+        imitation.pretrain(build_model_for_test(config), config)

@@ -49,6 +49,8 @@ MAX_LAYER_WIDTH = 65_536
 OPTIONAL_SECTIONS = ("pretrain",)
 """Sections a run's saved config may lack (runs saved before the section existed): their defaults apply."""
 SELF = "self"
+PRETRAIN_MODES = ("clone", "dagger")
+"""``pretrain.mode``: behaviour cloning of the teacher's own games, or DAgger on the run's policy's games."""
 """Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 
 
@@ -181,9 +183,35 @@ class PretrainConfig:
     ``ppo.gamma``; not the seed, so several seeds can clone the same search games); when it does not, the
     games are played as configured and saved there (atomically, data only) before cloning. None (the
     default): record every time, keep nothing (``fight_envs.train.imitation``, Demonstrations files)."""
+    mode: str = "clone"
+    """``clone``: the teacher plays its seat and its decisions are recorded (behaviour cloning). ``dagger``: the
+    run's own policy (the ``init_from`` model, which dagger needs) plays the learner's seat, and the teacher
+    labels the states it reaches (DAgger, Ross et al. 2011): the policy is fitted to the teacher's labels
+    where it was asked, and to its own choices elsewhere (``kinds``)."""
+    kinds: list[str] | None = None
+    """dagger: the decision kinds the teacher labels (the env's ``decision_kind``, e.g. ``[enhance]`` in Fight
+    Klub); the policy keeps its own play on every other kind. None: every decision."""
+    beta: float = 0.5
+    """dagger: the chance that a labelled decision plays the teacher's choice instead of the policy's, so the
+    recorded states cover both (0: the policy's states alone)."""
+    temperature: float | None = 0.1
+    """dagger with a teacher that values every legal action (search): the label is softmax(value / temperature)
+    over the legal actions, so actions the teacher values alike keep alike shares; None: the teacher's choice
+    alone."""
 
     def validate(self) -> None:
         _int_range("pretrain.workers", self.workers, 1, MAX_WORKERS)
+        if self.mode not in PRETRAIN_MODES:
+            raise ConfigError(f"pretrain.mode must be one of {', '.join(PRETRAIN_MODES)}, got {self.mode!r}")
+        if self.mode != "dagger" and (self.kinds is not None or self.beta != 0.5 or self.temperature != 0.1):
+            raise ConfigError("pretrain.kinds, pretrain.beta and pretrain.temperature apply to pretrain.mode=dagger only "
+                              f"(the mode is {self.mode!r}): set pretrain.mode=dagger, or leave them at their defaults")
+        if self.kinds is not None and (not isinstance(self.kinds, list) or not self.kinds
+                                       or not all(isinstance(k, str) and k for k in self.kinds)):
+            raise ConfigError(f"pretrain.kinds must be null or a non-empty list of decision kinds, got {self.kinds!r}")
+        _number("pretrain.beta", self.beta, 0.0, 1.0)
+        if self.temperature is not None:
+            _number("pretrain.temperature", self.temperature, 0.0, 100.0, low_open=True)
         if self.data is not None and (not isinstance(self.data, str) or not self.data.endswith(".npz")
                                       or os.path.basename(self.data) == ".npz"):
             raise ConfigError(f"pretrain.data must be null or a path ending in .npz (a demonstrations file), "
@@ -229,7 +257,8 @@ class Config:
     weights start a new run: a warm start, for fine-tuning or training longer than a shipped model was.
     The network it describes must be the config's (``ppo.features``, ``ppo.net_arch``,
     ``ppo.activation``) and its env the config's; the optimizer and the step counter start afresh, and
-    pretraining is skipped (the policy is already trained). A resumed run ignores it (it carries on
+    pretraining is skipped (the policy is already trained) unless ``pretrain.mode`` is ``dagger``, which
+    labels that model's own games. A resumed run ignores it (it carries on
     from its own checkpoint, which holds the warm start already)."""
     seed: int = 0
     total_timesteps: int = 600_000
@@ -294,6 +323,9 @@ class Config:
             raise ConfigError(f"init_from must be a checkpoint path or a shipped model's name (or null: a fresh "
                               f"network), got {self.init_from!r}")
         self.pretrain.validate()
+        if self.pretrain.mode == "dagger" and self.pretrain.games > 0 and self.init_from is None:
+            raise ConfigError("pretrain.mode=dagger labels the games the run's own policy plays, so it starts from a "
+                              "trained model: set init_from (a checkpoint or a shipped model), or pretrain.mode=clone")
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -32,10 +32,31 @@ seed is not checked: runs with other seeds clone the same games (their clones an
 PPO then starts from the cloned policy with its own fresh optimizer, and the run goes on as
 configured (the opponent mix, snapshots, evaluations). A cloned policy plays about as well as its
 teacher at best; what PPO adds is the rest.
+
+**DAgger** (``pretrain.mode: dagger``, Ross, Gordon and Bagnell 2011, "A reduction of imitation learning
+and structured prediction to no-regret online learning"): behaviour cloning fits the teacher's choices in
+the states the *teacher* reaches, so a student that strays meets states nobody labelled. DAgger plays
+the games with the student instead (the run's ``init_from`` model, sampling its actions as PPO does)
+and has the teacher label the student's decisions (:func:`_dagger_decision`):
+
+* only decisions of ``pretrain.kinds`` (the env's ``decision_kind``; None: all) with more than one legal
+  action are labelled; the student's other decisions with a choice are recorded unlabelled;
+* a teacher that values every legal action (search's ``action_values``) labels with the softmax of the
+  values at ``pretrain.temperature``: actions its noisy rollouts value alike keep alike shares, where a
+  single choice would pick among them by noise; otherwise its choice is the label;
+* a labelled decision plays the teacher's choice with chance ``pretrain.beta``, else the student's.
+
+The fit (:func:`fit_soft`) is the cross-entropy to the label on labelled rows and to the student's own
+distribution before the fit on the others, and the value head's squared error to its own estimates
+before the fit: the student changes where the teacher spoke and keeps its play and its critic elsewhere
+(``unlabelled_unchanged`` in ``pretrain.json``: the share of held-out unlabelled decisions whose most
+likely action stayed). A DAgger file's header adds the mode, kinds, beta, temperature and the sha256 of
+the student's checkpoint, all checked on reuse; its rows add ``targets`` and ``labelled``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -58,13 +79,20 @@ class Demonstrations:
     actions: np.ndarray
     returns: np.ndarray
     game: np.ndarray
+    targets: np.ndarray | None = None
+    """dagger: (rows, actions) float32, the teacher's label as a distribution over the actions (zeros on an
+    unlabelled row); None: behaviour cloning, the label is ``actions``."""
+    labelled: np.ndarray | None = None
+    """dagger: rows the teacher labelled (``actions`` is then the teacher's choice); the others are the
+    policy's own decisions (``actions`` is what it played), kept as they were by the fit."""
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
     def subset(self, rows: np.ndarray) -> Demonstrations:
+        extra = (None, None) if self.targets is None else (self.targets[rows], self.labelled[rows])
         return Demonstrations(self.observations[rows], self.masks[rows], self.actions[rows], self.returns[rows],
-                              self.game[rows])
+                              self.game[rows], *extra)
 
 
 PROJECT_AFTER = 5
@@ -72,8 +100,14 @@ PROJECT_AFTER = 5
 
 
 def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
-            opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0) -> Demonstrations:
+            opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0, student: str | None = None,
+            kinds: list[str] | None = None, beta: float = 0.5, temperature: float | None = None) -> Demonstrations:
     """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring).
+
+    With ``student`` (a data-only checkpoint path: DAgger, :func:`collect_dagger_row`) that seat is played by the
+    student's policy, sampling as PPO does, and the teacher labels its decisions of ``kinds`` (every kind when
+    None) that have more than one legal action; each labelled decision plays the teacher's choice with chance
+    ``beta``. Unlabelled decisions with a choice are recorded as the student's own.
 
     Raises ConfigError once the recorded rows take more than ``max_gb`` GB, or once the first
     ``PROJECT_AFTER`` games project past it: the message says how many games would fit."""
@@ -84,6 +118,14 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
 
     game = game_of(env_name)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 16]))
+    learner = None
+    if student is not None:
+        from fight_envs.agents.checkpoint import load_checkpoint_agent
+
+        learner = load_checkpoint_agent(student, game=game, seed=int(np.random.SeedSequence([seed, 19]).generate_state(1)[0]))
+        learner.deterministic = False  # the states PPO's sampling reaches
+    targets: list[np.ndarray] = []
+    labelled: list[bool] = []
     names = sorted(opponents)
     weights = np.array([opponents[k] for k in names], dtype=np.float64)
     weights = weights / weights.sum()
@@ -107,7 +149,9 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
         players = {s: teacher if s == teacher_seat else names[int(rng.choice(len(names), p=weights))] for s in seats}
         for name in set(players.values()):
             agents[name].reset()
-        recorded = {s: [] for s in seats if players[s] == teacher}
+        if learner is not None:
+            learner.reset()
+        recorded = {s: [] for s in seats if players[s] == teacher and (learner is None or s == teacher_seat)}
         final: dict[str, float] = {}
         while env.agents:
             seat = env.agent_selection
@@ -117,6 +161,23 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 continue
             observation = env.observe(seat)
             obs, mask = observation["observation"], observation["action_mask"]
+            if learner is not None and seat == teacher_seat:
+                row = _dagger_decision(env, seat, obs, mask, learner, agents[teacher], kinds, beta, temperature, rng)
+                if row is not None:
+                    action, target, asked = row
+                    recorded[seat].append(len(actions))
+                    obs_rows.append(np.array(obs, dtype=np.float32))
+                    mask_rows.append(np.array(mask, dtype=bool))
+                    actions.append(int(np.argmax(target)) if asked else action)
+                    targets.append(target)
+                    labelled.append(asked)
+                    returns.append(0.0)
+                    game_ids.append(g)
+                    held += obs_rows[-1].nbytes + mask_rows[-1].nbytes + target.nbytes
+                else:
+                    action = int(learner.act(obs, mask))
+                env.step(action)
+                continue
             agent = agents[players[seat]]
             if agent.needs_information_set:  # a planner (search) reads the seat's information set, never the state
                 action = int(agent.act_with_information(obs, mask, information_set(env, seat, agent)))
@@ -145,8 +206,41 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 returns[row] = reward * gamma ** k
     if not actions:
         raise ValueError(f"pretrain: {games} games of {env_name} recorded no teacher decision")
+    extra = (None, None) if learner is None else (np.stack(targets), np.array(labelled, dtype=bool))
     return Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.array(actions, dtype=np.int64),
-                          np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64))
+                          np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64), *extra)
+
+
+def _dagger_decision(env: Any, seat: str, obs: np.ndarray, mask: np.ndarray, learner: Any, teacher: Any,
+                     kinds: list[str] | None, beta: float, temperature: float | None,
+                     rng: np.random.Generator) -> tuple[int, np.ndarray, bool] | None:
+    """One decision of the student's seat in a DAgger game: None when it has a single legal action (nothing
+    to learn; the caller plays the student), else (the action played, the row's label over the actions,
+    whether the teacher labelled it). The teacher labels a decision of ``kinds``: the softmax of its
+    action values over the legal set at ``temperature`` when it has values (search), else its choice."""
+    from fight_envs.agents.arena import information_set
+
+    legal = np.flatnonzero(mask)
+    if legal.size < 2:
+        return None
+    own = int(learner.act(obs, mask))
+    target = np.zeros(mask.shape[0], dtype=np.float32)
+    if kinds is not None and env.unwrapped.decision_kind(seat) not in kinds:
+        target[own] = 1.0  # not the teacher's to label: the fit keeps the student's own distribution here
+        return own, target, False
+    values = getattr(teacher, "action_values", None) if teacher.needs_information_set else None
+    if values is not None and temperature is not None:
+        v = np.asarray(values(information_set(env, seat, teacher), legal), dtype=np.float64) / temperature
+        p = np.exp(v - v.max())
+        target[legal] = p / p.sum()
+        choice = int(legal[int(np.argmax(v))])
+    else:
+        if teacher.needs_information_set:
+            choice = int(teacher.act_with_information(obs, mask, information_set(env, seat, teacher)))
+        else:
+            choice = int(teacher.act(obs, mask))
+        target[choice] = 1.0
+    return (choice if rng.random() < beta else own), target, True
 
 
 def _collect_worker(path: str, kwargs: dict[str, Any]) -> None:
@@ -164,9 +258,14 @@ def _collect_worker(path: str, kwargs: dict[str, Any]) -> None:
             f.write(kind + "\n" + (str(exc) if kind == "ConfigError" else traceback.format_exc()))
         raise SystemExit(1) from None
     tmp = f"{path}.tmp.npz"
-    np.savez(tmp, observations=data.observations, masks=data.masks, actions=data.actions, returns=data.returns,
-             game=data.game)
+    np.savez(tmp, **_arrays_of(data))
     os.replace(tmp, path)
+
+
+def _arrays_of(data: Demonstrations) -> dict[str, np.ndarray]:
+    """The arrays of ``data`` by name, the DAgger labels included when it has them."""
+    names = _ARRAYS + (_DAGGER_ARRAYS if data.targets is not None else ())
+    return {k: getattr(data, k) for k in names}
 
 
 def worker_seed(seed: int, worker: int) -> int:
@@ -176,17 +275,18 @@ def worker_seed(seed: int, worker: int) -> int:
 
 def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
                      opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0,
-                     workers: int = 1) -> Demonstrations:
+                     workers: int = 1, **dagger: Any) -> Demonstrations:
     """``collect`` on ``workers`` processes: worker ``w`` plays a block of the games (the first blocks one
     game larger when they do not divide evenly) with ``worker_seed(seed, w)`` and its share of ``max_gb``;
     the blocks are joined in order, their game numbers offset so that game ``g`` of the result is the
     ``g``-th game played (``pretrain`` holds out the last tenth). ``workers=1`` is ``collect`` itself.
+    ``dagger`` (``student``, ``kinds``, ``beta``, ``temperature``) goes to every worker's ``collect``.
 
     The workers start under forkserver (spawn where it is missing), as SB3's SubprocVecEnv, and hand
     their rows back as ``.npz`` files in a temporary folder, read without pickle; a worker's failure is
     raised here with its exit code or its error."""
     if workers <= 1 or games < 2:
-        return collect(env_name, env_options, num_players, games, teacher, opponents, seed, gamma, max_gb)
+        return collect(env_name, env_options, num_players, games, teacher, opponents, seed, gamma, max_gb, **dagger)
     import multiprocessing as mp
     import tempfile
 
@@ -200,7 +300,7 @@ def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: li
         for w, size in enumerate(sizes):
             kwargs = dict(env_name=env_name, env_options=env_options, num_players=num_players, games=size,
                           teacher=teacher, opponents=opponents, seed=worker_seed(seed, w), gamma=gamma,
-                          max_gb=max_gb * size / games)
+                          max_gb=max_gb * size / games, **dagger)
             proc = ctx.Process(target=_collect_worker, args=(paths[w], kwargs), name=f"fight-envs-pretrain-{w}", daemon=True)
             proc.start()
             procs.append(proc)
@@ -220,17 +320,23 @@ def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: li
         parts, offset = [], 0
         for path, size in zip(paths, sizes):
             with np.load(path, allow_pickle=False) as f:
-                parts.append(Demonstrations(f["observations"], f["masks"], f["actions"], f["returns"], f["game"] + offset))
+                extra = tuple(f[k] for k in _DAGGER_ARRAYS) if "targets" in f.files else (None, None)
+                parts.append(Demonstrations(f["observations"], f["masks"], f["actions"], f["returns"], f["game"] + offset,
+                                            *extra))
             offset += size
-    return Demonstrations(*(np.concatenate([getattr(d, k) for d in parts]) for k in
-                            ("observations", "masks", "actions", "returns", "game")))
+    names = _ARRAYS + (_DAGGER_ARRAYS if parts[0].targets is not None else ())
+    return Demonstrations(**{k: np.concatenate([getattr(d, k) for d in parts]) for k in names})
 
 
 DEMONSTRATIONS_FORMAT = 1
 """Version of the demonstrations file layout (:func:`save_demonstrations`)."""
 _ARRAYS = ("observations", "masks", "actions", "returns", "game")
-_MATCHED = ("env", "env_options", "num_players", "teacher", "opponents", "games", "gamma")
-"""Header fields a reused file must share with the run's config (everything that changes the rows but the seed)."""
+_DAGGER_ARRAYS = ("targets", "labelled")
+"""The arrays a DAgger recording adds (``Demonstrations.targets`` and ``labelled``)."""
+_MATCHED = ("env", "env_options", "num_players", "teacher", "opponents", "games", "gamma", "mode", "student", "kinds",
+            "beta", "temperature")
+"""Header fields a reused file must share with the run's config (everything that changes the rows but the seed).
+The DAgger fields are absent from a behaviour-cloning header, and so from its config's ``recording_of``."""
 
 
 def _plain(value: Any) -> Any:
@@ -241,9 +347,16 @@ def _plain(value: Any) -> Any:
 def recording_of(config: Config) -> dict[str, Any]:
     """What a run's pretraining records, as a demonstrations file's header holds it (:data:`_MATCHED` and the seed)."""
     p = config.pretrain
-    return _plain({"format": DEMONSTRATIONS_FORMAT, "env": config.env.name, "env_options": config.env.env_options(),
-                   "num_players": list(config.env.num_players), "teacher": p.teacher, "opponents": dict(p.opponents),
-                   "games": p.games, "gamma": config.ppo.gamma, "seed": config.seed, "workers": p.workers})
+    header = {"format": DEMONSTRATIONS_FORMAT, "env": config.env.name, "env_options": config.env.env_options(),
+              "num_players": list(config.env.num_players), "teacher": p.teacher, "opponents": dict(p.opponents),
+              "games": p.games, "gamma": config.ppo.gamma, "seed": config.seed, "workers": p.workers}
+    if p.mode == "dagger":  # the games depend on the student's weights: the file's digest names them
+        from fight_envs.train.selfplay import _init_path
+
+        student = _init_path(str(config.init_from))
+        header.update(mode="dagger", kinds=p.kinds, beta=p.beta, temperature=p.temperature,
+                      student=hashlib.sha256(student.read_bytes()).hexdigest())
+    return _plain(header)
 
 
 def save_demonstrations(path: str | Path, data: Demonstrations, header: dict[str, Any]) -> Path:
@@ -254,7 +367,7 @@ def save_demonstrations(path: str | Path, data: Demonstrations, header: dict[str
     text = json.dumps({**_plain(header), "rows": len(data), "fight_envs": __version__}, sort_keys=True)
     # a file object: np.savez given the temporary name would append .npz to it
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        np.savez(f, header=np.array(text), **{k: getattr(data, k) for k in _ARRAYS})
+        np.savez(f, header=np.array(text), **_arrays_of(data))
     return Path(path)
 
 
@@ -269,14 +382,20 @@ def load_demonstrations(path: str | Path, expected: dict[str, Any] | None = None
             if missing:
                 raise ConfigError(f"pretrain.data {str(path)!r} is not a demonstrations file: it lacks {missing}")
             header = json.loads(str(f["header"]))
-            arrays = {k: f[k] for k in _ARRAYS}
+            dagger = isinstance(header, dict) and header.get("mode") == "dagger"
+            missing = [k for k in _DAGGER_ARRAYS if dagger and k not in f.files]
+            if missing:
+                raise ConfigError(f"pretrain.data {str(path)!r} is a DAgger recording without {missing}")
+            arrays = {k: f[k] for k in _ARRAYS + (_DAGGER_ARRAYS if dagger else ())}
     except (OSError, ValueError, json.JSONDecodeError) as exc:  # not an npz, or object arrays (pickle)
         raise ConfigError(f"pretrain.data {str(path)!r} could not be read as a demonstrations file: {exc}") from None
     if not isinstance(header, dict) or header.get("format") != DEMONSTRATIONS_FORMAT:
         raise ConfigError(f"pretrain.data {str(path)!r}: format {header.get('format') if isinstance(header, dict) else header!r}, "
                           f"this version reads format {DEMONSTRATIONS_FORMAT}")
     rows = arrays["actions"].shape[0]
-    bad = [k for k in _ARRAYS if arrays[k].shape[:1] != (rows,)] + [k for k in ("actions", "game") if arrays[k].ndim != 1]
+    bad = [k for k in arrays if arrays[k].shape[:1] != (rows,)] + [k for k in ("actions", "game") if arrays[k].ndim != 1]
+    if dagger and (arrays["targets"].shape != arrays["masks"].shape or arrays["labelled"].ndim != 1):
+        bad.append("targets")
     if bad or arrays["observations"].ndim != 2 or arrays["masks"].ndim != 2 or rows != header.get("rows"):
         raise ConfigError(f"pretrain.data {str(path)!r}: the arrays do not line up ({', '.join(f'{k} {arrays[k].shape}' for k in _ARRAYS)}; "
                           f"header rows {header.get('rows')!r})")
@@ -287,7 +406,9 @@ def load_demonstrations(path: str | Path, expected: dict[str, Any] | None = None
                               + "; ".join(differ) + "): point pretrain.data at a new file, or change the config to match")
     data = Demonstrations(arrays["observations"].astype(np.float32, copy=False), arrays["masks"].astype(bool, copy=False),
                           arrays["actions"].astype(np.int64, copy=False), arrays["returns"].astype(np.float32, copy=False),
-                          arrays["game"].astype(np.int64, copy=False))
+                          arrays["game"].astype(np.int64, copy=False),
+                          *((arrays["targets"].astype(np.float32, copy=False), arrays["labelled"].astype(bool, copy=False))
+                            if dagger else (None, None)))
     return data, header
 
 
@@ -338,9 +459,26 @@ def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learnin
     return stats
 
 
-def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
-    """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring)."""
+def decision_kinds(env_name: str) -> tuple[str, ...]:
+    """The decision kinds of ``env_name``'s game (its rules' ``DECISION_KINDS``; ``raw_env.decision_kind``)."""
+    import importlib
+
+    from fight_envs.train.selfplay import game_of
+
+    return tuple(importlib.import_module(f"fight_envs.games.{game_of(env_name)}.rules").DECISION_KINDS)
+
+
+def pretrain(model: Any, config: Config, log: Any = None, student_metadata: dict[str, Any] | None = None) -> dict[str, float]:
+    """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring).
+
+    ``pretrain.mode: dagger``: ``model.policy`` (the warm start) is the student; it is written as a data-only
+    checkpoint with ``student_metadata`` for the collection's workers to play."""
     p = config.pretrain
+    if p.mode == "dagger" and p.kinds is not None:
+        allowed = decision_kinds(config.env.name)
+        unknown = [k for k in p.kinds if k not in allowed]
+        if unknown:
+            raise ConfigError(f"pretrain.kinds: {unknown} are not decision kinds of {config.env.name}; allowed: {', '.join(allowed)}")
     expected = recording_of(config)
     if p.data is not None and os.path.isfile(p.data):
         data, header = load_demonstrations(p.data, expected)
@@ -353,9 +491,21 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
             log(f"[pretrain] reusing {len(data):,} recorded decisions from {p.data} (recorded with seed {header.get('seed')}, "
                 f"fight-envs {header.get('fight_envs')})")
     else:
-        data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
-                                p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
-                                workers=p.workers)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="fight_envs_dagger_") as tmp:
+            dagger: dict[str, Any] = {}
+            if p.mode == "dagger":
+                from fight_envs.agents.checkpoint import save_policy
+
+                if student_metadata is None:
+                    raise ValueError("pretrain.mode=dagger needs student_metadata (the checkpoint sidecar of the student)")
+                student = os.path.join(tmp, "student.zip")
+                save_policy(model.policy, student, student_metadata)
+                dagger = {"student": student, "kinds": p.kinds, "beta": p.beta, "temperature": p.temperature}
+            data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
+                                    p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
+                                    workers=p.workers, **dagger)
         if p.data is not None:
             save_demonstrations(p.data, data, expected)
             if log is not None:
@@ -365,6 +515,8 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
     if len(train) == 0:
         train = test
+    if data.targets is not None:
+        return _pretrain_dagger(model, config, data, train, test, held_games, log)
     before = agreement(model.policy, test) if len(test) else float("nan")
     stats = fit(model.policy, train, p.epochs, p.batch_size, p.learning_rate, config.ppo.vf_coef, config.seed, log)
     after = agreement(model.policy, test) if len(test) else float("nan")
@@ -374,3 +526,85 @@ def pretrain(model: Any, config: Config, log: Any = None) -> dict[str, float]:
         log(f"[pretrain] {p.games} games of {p.teacher} ({len(data):,} decisions): agreement with the teacher on "
             f"{held_games} held-out games {before:.3f} -> {after:.3f}")
     return result
+
+
+def own_targets(policy: Any, data: Demonstrations, batch: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """The policy's own action distribution and value on every row: what DAgger's fit keeps on unlabelled rows."""
+    probs, values = [], []
+    with torch.no_grad():
+        for start in range(0, len(data), batch):
+            sl = slice(start, start + batch)
+            obs = torch.as_tensor(data.observations[sl], device=policy.device)
+            probs.append(policy.get_distribution(obs, action_masks=data.masks[sl]).distribution.probs.cpu().numpy())
+            values.append(policy.predict_values(obs).flatten().cpu().numpy())
+    return np.concatenate(probs).astype(np.float32), np.concatenate(values).astype(np.float32)
+
+
+def fit_soft(policy: Any, data: Demonstrations, targets: np.ndarray, values: np.ndarray, epochs: int, batch_size: int,
+             learning_rate: float, vf_coef: float, seed: int, log: Any = None) -> dict[str, float]:
+    """Cross-entropy to ``targets`` (a distribution over the actions per row) plus ``vf_coef`` x the squared error
+    to ``values``: DAgger's fit, where the labels are distributions and the value head keeps its estimates."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 17]))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    tgt = torch.as_tensor(targets, device=policy.device)
+    vals = torch.as_tensor(values, device=policy.device)
+    policy.set_training_mode(True)
+    stats: dict[str, float] = {}
+    for epoch in range(epochs):
+        order = rng.permutation(len(data))
+        total_ce = total_vf = 0.0
+        for start in range(0, len(data), batch_size):
+            rows = np.sort(order[start:start + batch_size])
+            obs = torch.as_tensor(data.observations[rows], device=policy.device)
+            logits = policy.get_distribution(obs, action_masks=data.masks[rows]).distribution.logits
+            t = tgt[rows]
+            # log-probabilities of illegal actions are -inf-like; their target share is 0, so they add nothing
+            ce = -(t * torch.where(t > 0, torch.log_softmax(logits, dim=1), torch.zeros_like(logits))).sum(dim=1).mean()
+            vf = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), vals[rows])
+            loss = ce + vf_coef * vf
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            total_ce += float(ce.detach()) * len(rows)
+            total_vf += float(vf.detach()) * len(rows)
+        stats = {"cross_entropy": total_ce / len(data), "value_mse": total_vf / len(data)}
+        if log is not None:
+            log(f"[pretrain] epoch {epoch + 1}/{epochs}: cross-entropy {stats['cross_entropy']:.4f}, "
+                f"value mse {stats['value_mse']:.4f}")
+    policy.set_training_mode(False)
+    return stats
+
+
+def _pretrain_dagger(model: Any, config: Config, data: Demonstrations, train: Demonstrations, test: Demonstrations,
+                     held_games: int, log: Any) -> dict[str, float]:
+    """DAgger's fit: labelled rows to the teacher's labels, the others (and every value) to the student's own."""
+    p = config.pretrain
+    probs, values = own_targets(model.policy, train)
+    targets = np.where(train.labelled[:, None], train.targets, probs)
+    asked = test.subset(np.flatnonzero(test.labelled)) if len(test) else test
+    kept = test.subset(np.flatnonzero(~test.labelled)) if len(test) else test
+    own_kept = most_likely(model.policy, kept)
+    before = agreement(model.policy, asked) if len(asked) else float("nan")
+    stats = fit_soft(model.policy, train, targets, values, p.epochs, p.batch_size, p.learning_rate, config.ppo.vf_coef,
+                     config.seed, log)
+    after = agreement(model.policy, asked) if len(asked) else float("nan")
+    still = float(np.mean(most_likely(model.policy, kept) == own_kept)) if len(kept) else float("nan")
+    result = {"decisions": float(len(data)), "labelled": float(data.labelled.sum()), "held_out": float(len(test)),
+              "agreement_before": before, "agreement_after": after, "unlabelled_unchanged": still, **stats}
+    if log is not None:
+        log(f"[pretrain] DAgger: {p.games} games of the student, {int(data.labelled.sum()):,} of {len(data):,} decisions "
+            f"labelled by {p.teacher}; agreement with the teacher on {held_games} held-out games {before:.3f} -> "
+            f"{after:.3f}; unlabelled decisions unchanged {still:.3f}")
+    return result
+
+
+def most_likely(policy: Any, data: Demonstrations, batch: int = 4096) -> np.ndarray:
+    """The policy's most likely legal action on every row."""
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(data), batch):
+            sl = slice(start, start + batch)
+            obs = torch.as_tensor(data.observations[sl], device=policy.device)
+            out.append(policy.get_distribution(obs, action_masks=data.masks[sl]).distribution.probs.argmax(dim=1).cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)

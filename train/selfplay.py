@@ -150,14 +150,17 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
         )
         if resume_state is not None:
             restore_training_state(model, resume_state, resume_from)
+    dagger = config.pretrain.mode == "dagger"
     if init_policy is not None and resume_from is None:
         model.policy.load_state_dict(init_policy.state_dict())  # the same network: load_init_policy checked it
-        say(f"[selfplay] starting from the weights of {config.init_from} (a fresh optimizer; no pretraining)")
-    elif resume_from is None and config.pretrain.games > 0:
-        # Behaviour cloning of a scripted teacher before the first rollout (fight_envs.train.imitation).
+        say(f"[selfplay] starting from the weights of {config.init_from} (a fresh optimizer"
+            + ("; DAgger on its games next)" if dagger and config.pretrain.games > 0 else "; no pretraining)"))
+    if resume_from is None and config.pretrain.games > 0 and (init_policy is None or dagger):
+        # Behaviour cloning of a teacher before the first rollout, or DAgger on the warm start's own games
+        # (fight_envs.train.imitation).
         from fight_envs.train.imitation import pretrain
 
-        result = pretrain(model, config, log=say)
+        result = pretrain(model, config, log=say, student_metadata=metadata(0, f"{config.init_from} (DAgger student)"))
         atomic_write(run_dir / "pretrain.json", json.dumps(result, indent=2) + "\n")
     if resume_from is not None:
         # Reseed from the run seed and the step reached, so a resume is reproducible too.

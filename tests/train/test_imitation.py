@@ -261,3 +261,84 @@ def test_pretrain_records_once_then_reuses_the_file(tmp_path: Path, monkeypatch:
     imitation.save_demonstrations(config.pretrain.data, narrow, header)
     with pytest.raises(ConfigError, match=r"holds observations of 282 and masks of 16, the env gives 283 and 16"):
         imitation.pretrain(build_model_for_test(config), config)
+
+
+# ----------------------------------------------------------------------------- pretrain.mode: dagger
+def _brawl_student() -> str:
+    from fight_envs.resources import model_path
+
+    return str(model_path("brawl_2p.zip"))
+
+
+def _dagger_config(tmp_path: Path, *extra: str) -> Config:
+    return load_config(BRAWL_2P, ["pretrain.mode=dagger", f"init_from={_brawl_student()}", "pretrain.games=6",
+                                  "pretrain.epochs=3", "pretrain.teacher=heuristic", "pretrain.opponents={random: 1.0}",
+                                  "pretrain.learning_rate=3e-3", "pretrain.batch_size=64", f"runs_dir={tmp_path}", *extra])
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["pretrain.mode=teach"], r"pretrain.mode must be one of clone, dagger, got 'teach'"),
+    (["pretrain.kinds=[defend]"], r"apply to pretrain.mode=dagger only \(the mode is 'clone'\)"),
+    (["pretrain.beta=0.1"], r"apply to pretrain.mode=dagger only"),
+    (["pretrain.mode=dagger", "pretrain.kinds=[]"], r"pretrain.kinds must be null or a non-empty list"),
+    (["pretrain.mode=dagger", "pretrain.beta=1.5"], r"pretrain.beta must be a finite number in \[0, 1\]"),
+    (["pretrain.mode=dagger", "pretrain.temperature=0"], r"pretrain.temperature must be a finite number in \(0, 100\]"),
+    (["pretrain.mode=dagger"], r"pretrain.mode=dagger labels the games the run's own policy plays.*set init_from"),
+])
+def test_bad_dagger_settings_raise_clear_errors(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(BRAWL_2P, overrides)
+
+
+def test_dagger_collect_labels_the_students_decisions_of_the_kinds_asked() -> None:
+    kw = {"env_name": "brawl_v0", "env_options": {}, "num_players": [2], "games": 6, "teacher": "heuristic",
+          "opponents": {"random": 1.0}, "seed": 4, "gamma": 0.9, "student": _brawl_student()}
+    every = imitation.collect(**kw, kinds=None, beta=0.5)
+    assert every.targets is not None and every.labelled.all()
+    assert (every.masks.sum(axis=1) > 1).all()  # forced moves are not recorded: nothing to learn from them
+    # the heuristic has no action values: its label is its choice, one-hot, on a legal action
+    assert np.array_equal(every.targets.argmax(axis=1), every.actions) and np.allclose(every.targets.sum(axis=1), 1.0)
+    assert every.masks[np.arange(len(every)), every.actions].all()
+    some = imitation.collect(**kw, kinds=["defend"], beta=0.5)
+    assert some.labelled.any() and not some.labelled.all()
+    # an unlabelled row is the student's own choice, kept one-hot on the action it played
+    own = ~some.labelled
+    assert np.array_equal(some.targets[own].argmax(axis=1), some.actions[own])
+
+
+def test_dagger_labels_are_the_softmax_of_a_search_teachers_values() -> None:
+    data = imitation.collect("brawl_v0", {}, [2], 2, "search:sims=8", {"random": 1.0}, seed=1, gamma=0.9,
+                             student=_brawl_student(), kinds=None, beta=0.0, temperature=0.5)
+    legal_share = (data.targets * data.masks).sum(axis=1)
+    assert np.allclose(legal_share, 1.0, atol=1e-5)  # nothing on an illegal action
+    assert ((data.targets > 0).sum(axis=1) > 1).any()  # soft: several actions keep a share
+    assert np.array_equal(data.targets.argmax(axis=1), data.actions)  # the teacher's choice is its best value
+
+
+def test_dagger_pretrain_moves_the_labelled_decisions_toward_the_teacher_and_keeps_the_rest(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from fight_envs.agents.checkpoint import load_policy, read_metadata
+
+    policy, _ = load_policy(_brawl_student())
+    model = SimpleNamespace(policy=policy, observation_space=policy.observation_space, action_space=policy.action_space)
+    config = _dagger_config(tmp_path, "pretrain.games=30", "pretrain.kinds=[attack]", f"pretrain.data={tmp_path / 'd.npz'}")
+    lines: list[str] = []
+    result = imitation.pretrain(model, config, log=lines.append, student_metadata=read_metadata(_brawl_student()))
+    assert 0 < result["labelled"] < result["decisions"]
+    assert result["unlabelled_unchanged"] >= 0.9  # the other decisions stay the student's
+    assert any("DAgger" in line for line in lines), lines
+    # the file holds the labels and says what made them: another student, kind list or beta is refused
+    data, header = imitation.load_demonstrations(config.pretrain.data, imitation.recording_of(config))
+    assert data.targets is not None and data.labelled.sum() == result["labelled"]
+    asked = data.subset(np.flatnonzero(data.labelled))
+    assert imitation.agreement(policy, asked) > imitation.agreement(load_policy(_brawl_student())[0], asked) + 0.05
+    assert header["mode"] == "dagger" and header["kinds"] == ["attack"] and len(header["student"]) == 64
+    for override, field in (("pretrain.kinds=[defend]", "kinds: file \\['attack'\\], config \\['defend'\\]"),
+                            ("pretrain.beta=0.25", "beta: file 0.5, config 0.25"),
+                            ("init_from=brawl_3p.zip", "student: file")):
+        with pytest.raises(ConfigError, match=field):
+            imitation.load_demonstrations(config.pretrain.data, imitation.recording_of(
+                _dagger_config(tmp_path, "pretrain.games=30", "pretrain.kinds=[attack]", override)))
+    with pytest.raises(ConfigError, match=r"pretrain.kinds: \['block'\] are not decision kinds of brawl_v0; allowed: attack"):
+        imitation.pretrain(model, _dagger_config(tmp_path, "pretrain.kinds=[block]"), student_metadata={})

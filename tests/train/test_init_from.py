@@ -84,3 +84,20 @@ def test_a_pickled_model_needs_the_trust_flag(tmp_path: Path, source: Path) -> N
     with pytest.raises(ConfigError, match="trust"):
         train_main(load_config(TINY, [f"runs_dir={tmp_path}", "run_name=x", f"init_from={pickled}", *QUICK]))
     assert not (tmp_path / "x").exists()
+
+
+def test_a_warm_start_with_pretrain_mode_dagger_labels_its_own_games(tmp_path: Path, source: Path) -> None:
+    """``init_from`` skips behaviour cloning (the model is trained), but DAgger is the warm start's own games
+    labelled by the teacher: it runs, its record is written, and the kinds left out keep the model's play."""
+    import json
+
+    dagger = ["pretrain.mode=dagger", "pretrain.games=4", "pretrain.epochs=1", "pretrain.teacher=heuristic",
+              "pretrain.opponents={random: 1.0}", "pretrain.kinds=[middle]"]
+    run = train_main(load_config(TINY, [f"runs_dir={tmp_path}", "run_name=d", f"init_from={source}", *QUICK, *dagger]))
+    result = json.loads((run / "pretrain.json").read_text())
+    # (how much of the rest stays is checked on a trained student in test_imitation.py; this one is barely trained)
+    assert 0 < result["labelled"] < result["decisions"] and 0.0 <= result["unlabelled_unchanged"] <= 1.0
+    # behaviour cloning after a warm start is still skipped: no pretrain.json
+    clone = train_main(load_config(TINY, [f"runs_dir={tmp_path}", "run_name=c", f"init_from={source}", *QUICK,
+                                          "pretrain.games=4", "pretrain.epochs=1"]))
+    assert not (clone / "pretrain.json").exists()

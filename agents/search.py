@@ -28,6 +28,13 @@ every game whose engine implements it. Where a game has a batched engine a backe
 on ``Fight5Batch``), exact to the per-game rollouts (``tests/search``). ``backend="generic"``
 forces the per-game loop.
 
+**A prior, and searching some decisions only.** ``prior=SPEC`` names an agent (a baseline, or a trained
+model's checkpoint) built once and reseeded every game; ``kinds=a+b`` searches only decisions of those kinds
+(the engine's ``decision_kind``) and plays the prior's action on the others; ``margin=m`` keeps the
+prior's action unless another action's mean value beats it by at least ``m`` (``keep`` measures the same
+in standard errors). ``search:sims=32,prior=models/fight_klub_2p.zip,kinds=enhance,margin=0.2`` is the
+shipped Fight Klub model with search overruling it on Enhance decisions only (``docs/results.md``).
+
 **Determinism.** The agent's own generator (seeded by the arena from the game seed and seat)
 draws the determinizations and the rollout seeds, so the same seed gives the same decisions
 (without ``time_ms``).
@@ -60,7 +67,10 @@ SEARCH_OPTIONS: dict[str, str] = {
     "tail": "Fight 5's batched rollouts: the policy after the current round (default: the rollout policy)",
     "horizon": "game (rollouts to the end), bout (Fight 5's batched rollouts: to the bout's end, then a prior) or destination (Fifth-Earth: to the current destination's claim, valued by who claims it)",
     "belief": "an agent spec of the game that models how the others laid face down (Fifth-Earth): a determinization is kept only if the model, given the hand drawn, lays as many cards as were laid, and its lay replaces the drawn one (default: none, every lay of that count equally likely)",
-    "keep": "keep the rollout policy's own action unless another beats its mean value by more than this many standard errors of the paired difference, a number >= 0 (default: none, the best mean wins)",
+    "keep": "keep the prior's own action (default prior: the rollout policy) unless another beats its mean value by more than this many standard errors of the paired difference, a number >= 0 (default: none, the best mean wins)",
+    "prior": "an agent spec of the game (a baseline or a trained model's path) whose action is played where the agent does not search (kinds) and kept unless search beats it (margin) (default: the rollout policy)",
+    "kinds": "decision kinds to search, joined by + (e.g. enhance or setup+enhance; the env's decision_kind); the prior plays the others (default: every kind)",
+    "margin": "keep the prior's action unless another beats its mean value by at least this much (win credit), a number >= 0 (default: none, the best mean wins)",
 }
 """Options of the ``search`` agent, as written in a spec (``search:sims=200,rollout=greedy``)."""
 
@@ -81,7 +91,7 @@ def parse_search_options(text: str) -> dict[str, Any]:
                 out[key] = int(value)
             except ValueError:
                 raise ValueError(f"search option {key}={value!r}: {SEARCH_OPTIONS[key]}") from None
-        elif key in ("time_ms", "keep"):
+        elif key in ("time_ms", "keep", "margin"):
             try:
                 out[key] = float(value)
             except ValueError:
@@ -91,14 +101,14 @@ def parse_search_options(text: str) -> dict[str, Any]:
     return out
 
 
-def _rollout_factory(game: str, spec: str) -> Callable[[int | None], Agent]:
+def _rollout_factory(game: str, spec: str, option: str = "rollout") -> Callable[[int | None], Agent]:
     from fight_envs.agents.registry import make_agent
 
     if spec.split(":", 1)[0] in ("search", "human"):
-        raise ValueError(f"rollout={spec!r}: a rollout policy must act from observations alone (not search or human)")
+        raise ValueError(f"{option}={spec!r}: a {option} policy must act from observations alone (not search or human)")
     probe = make_agent(spec, game=game, seed=0)  # fails here, with the registry's message, if unknown
     if probe.needs_information_set:
-        raise ValueError(f"rollout={spec!r} needs an information set; a rollout policy must act from observations alone")
+        raise ValueError(f"{option}={spec!r} needs an information set; a {option} policy must act from observations alone")
     return lambda seed: make_agent(spec, game=game, seed=seed)
 
 
@@ -123,6 +133,9 @@ class SearchAgent(Agent):
         tail: str | None = None,
         keep: float | None = None,
         belief: str | None = None,
+        prior: str | None = None,
+        kinds: str | None = None,
+        margin: float | None = None,
     ) -> None:
         super().__init__(seed)
         from fight_envs.agents.registry import game_name
@@ -137,6 +150,12 @@ class SearchAgent(Agent):
             raise ValueError(f"wave must be an int >= 1, got {wave!r}")
         if keep is not None and (isinstance(keep, bool) or not isinstance(keep, (int, float)) or not keep >= 0):
             raise ValueError(f"keep must be a number >= 0 or None, got {keep!r}")
+        if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0):
+            raise ValueError(f"margin must be a number >= 0 or None, got {margin!r}")
+        if margin is not None and keep is not None:
+            raise ValueError("keep and margin both decide when to keep the prior's action: give one of them")
+        self.margin = None if margin is None else float(margin)
+        """With a value: the prior's action is kept unless another action's mean value beats it by at least this."""
         self.keep = None if keep is None else float(keep)
         """With a value: the rollout policy's action at the root is kept unless another action's mean
         beats it by more than ``keep`` standard errors of the paired (same determinization)
@@ -153,7 +172,7 @@ class SearchAgent(Agent):
         self.horizon = horizon
         self.tail = tail
         if tail is not None:
-            _rollout_factory(self.game, tail)
+            _rollout_factory(self.game, tail, "tail")
         self._batched = _batched_backend(self.game, rollout, horizon, tail) if backend != "generic" else None
         if tail is not None and self._batched is None:
             raise ValueError(f"tail={tail!r} needs batched rollouts (Fight 5)")
@@ -165,8 +184,20 @@ class SearchAgent(Agent):
         """A generic horizon short of the game's end (the engine's ``horizon_marker`` / ``horizon_value``)."""
         if backend == "batched" and self._batched is None:
             raise ValueError(f"backend='batched': no batched rollouts for {self.game} with rollout={rollout!r}; use auto or generic")
+        self.prior = prior
+        self._make_prior_agent = None if prior is None else _rollout_factory(self.game, prior, "prior")
+        self._prior: Agent | None = None
+        """The prior agent, built once (a trained model is loaded once) and reseeded at every ``reset``."""
+        self.kinds: frozenset[str] | None = None
+        if kinds is not None:
+            allowed = _decision_kinds(self.game)
+            wanted = [k for k in str(kinds).split("+") if k]
+            unknown = [k for k in wanted if k not in allowed]
+            if not wanted or unknown:
+                raise ValueError(f"kinds={kinds!r}: {self.game}'s decision kinds are {', '.join(allowed)} (join several with +)")
+            self.kinds = frozenset(wanted)
         self.belief = belief
-        self._make_belief_agent = None if belief is None else _rollout_factory(self.game, belief)
+        self._make_belief_agent = None if belief is None else _rollout_factory(self.game, belief, "belief")
         self._rules: Any = None
         """The env whose public rules the rollout and belief agents take (``bind_rules``); None: their defaults."""
         if belief is not None and self.game not in _BELIEF_GAMES:
@@ -193,6 +224,9 @@ class SearchAgent(Agent):
         extra += "" if self.tail is None else f",tail={self.tail}"
         extra += "" if self.keep is None else f",keep={self.keep:g}"
         extra += "" if self.belief is None else f",belief={self.belief}"
+        extra += "" if self.prior is None else f",prior={self.prior}"
+        extra += "" if self.kinds is None else f",kinds={'+'.join(sorted(self.kinds))}"
+        extra += "" if self.margin is None else f",margin={self.margin:g}"
         return f"search-v{self.version}:sims={self.sims}{extra}"
 
     def describe(self) -> dict[str, Any]:
@@ -207,6 +241,25 @@ class SearchAgent(Agent):
         if self._rules is not None:
             agent.bind_rules(self._rules)
         return agent
+
+    def reset(self) -> None:
+        """A new game: the prior (when there is one) is reseeded from this agent's generator and reset."""
+        super().reset()
+        if self._make_prior_agent is not None:
+            if self._prior is None:
+                self._prior = self._bound(self._make_prior_agent(None))
+            self._prior.seed(int(self.rng.integers(2**62)))
+            self._prior.reset()
+
+    def _prior_action(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The prior's action (``prior``, else a fresh rollout agent, as ``keep`` uses)."""
+        if self._make_prior_agent is not None:
+            if self._prior is None:
+                self.reset()
+            return int(self._prior.act(observation, action_mask))
+        agent = self._bound(self._make_rollout_agent(int(self.rng.integers(2**62))))
+        agent.reset()
+        return int(agent.act(observation, action_mask))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError(
@@ -224,15 +277,23 @@ class SearchAgent(Agent):
             self.search_seconds += time.perf_counter() - start
             self.search_cpu_seconds += time.process_time() - cpu
             return int(legal[0])
+        if self.kinds is not None and information.decision_kind() not in self.kinds:
+            choice = self._prior_action(observation, action_mask)  # not a kind this agent searches
+            self.search_seconds += time.perf_counter() - start
+            self.search_cpu_seconds += time.process_time() - cpu
+            return choice
         values = self.action_values(information, legal, start)
         self.searched += 1
         self.search_seconds += time.perf_counter() - start
         self.search_cpu_seconds += time.process_time() - cpu
         best = int(np.argmax(values))
+        if self.margin is not None:
+            choice = self._prior_action(observation, action_mask)
+            j = int(np.flatnonzero(legal == choice)[0]) if choice in legal else best
+            if values[best] - values[j] < self.margin:
+                best = j
         if self.keep is not None:
-            prior = self._bound(self._make_rollout_agent(int(self.rng.integers(2**62))))
-            prior.reset()
-            choice = int(prior.act(observation, action_mask))
+            choice = self._prior_action(observation, action_mask)
             j = int(np.flatnonzero(legal == choice)[0]) if choice in legal else best
             diff = self._rows[:, best] - self._rows[:, j]  # paired: same determinizations, same rollout seeds
             se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else float("inf")
@@ -378,6 +439,13 @@ def _batched_backend(game: str, rollout: str, horizon: str = "game", tail: str |
 
         return Fight5BatchedRollouts.for_rollout(rollout, horizon, tail)
     return None
+
+
+def _decision_kinds(game: str) -> tuple[str, ...]:
+    """The game's decision kinds (its rules' ``DECISION_KINDS``, what ``decision_kind`` names)."""
+    import importlib
+
+    return tuple(importlib.import_module(f"fight_envs.games.{game}.rules").DECISION_KINDS)
 
 
 def make_search_agent(game: str, seed: int | None = None, options: str = "") -> SearchAgent:

@@ -242,3 +242,49 @@ def test_random_rollouts_read_the_engine_mask_and_value_actions_as_through_the_o
             compared += 1
         env.step(int(legal[0]))
     assert compared > 0
+
+
+def _brawl_game_with(spec: str, seed: int = 2) -> tuple[list[tuple[str, int, int]], Agent]:
+    """One Brawl game of ``spec`` against the heuristic: (decision kind, action, first legal action) of each of
+    the spec agent's decisions with a choice, and the agent."""
+    from fight_envs.registry import make
+
+    env = make("brawl_v0", num_players=2)
+    agents = [make_agent(spec, game="brawl", seed=1), make_agent("heuristic", game="brawl", seed=2)]
+    seen: list[tuple[str, int, int]] = []
+
+    def on_step(agent_id: str, obs: dict, action: int) -> None:
+        legal = np.flatnonzero(obs["action_mask"])
+        if agent_id == "player_0" and legal.size > 1:
+            seen.append((env.unwrapped.decision_kind(agent_id), int(action), int(legal[0])))
+
+    play_game(env, agents, seed=seed, on_step=on_step)
+    return seen, agents[0]
+
+
+def test_search_with_kinds_and_a_prior_searches_only_those_kinds_and_plays_the_prior_elsewhere() -> None:
+    seen, agent = _brawl_game_with("search:sims=4,kinds=defend,prior=first_legal")
+    assert {k for k, _, _ in seen} - {"defend"}, "the game had no other kind of decision: pick another seed"
+    assert all(action == first for kind, action, first in seen if kind != "defend")  # the prior, first_legal
+    assert agent.searched == sum(kind == "defend" for kind, _, _ in seen) > 0
+    assert agent.label == "search-v1:sims=4,prior=first_legal,kinds=defend"
+    # a margin no mean value can clear (values are win credits in [0, 1]) keeps the prior's action every time
+    seen, agent = _brawl_game_with("search:sims=4,prior=first_legal,margin=1.5")
+    assert agent.searched > 0 and all(action == first for _, action, first in seen)
+    # the prior is built once, reseeded every game: the same seed gives the same game
+    assert _brawl_game_with("search:sims=4,kinds=attack+defend,prior=random,margin=0.1")[0] == \
+        _brawl_game_with("search:sims=4,kinds=attack+defend,prior=random,margin=0.1")[0]
+
+
+@pytest.mark.parametrize(("spec", "match"), [
+    ("search:kinds=block", r"kinds='block': brawl's decision kinds are attack, defend"),
+    ("search:kinds=+", r"kinds='\+'"),
+    ("search:margin=-1", r"margin must be a number >= 0"),
+    ("search:margin=x", r"search option margin='x'"),
+    ("search:margin=0.1,keep=2", r"keep and margin both decide"),
+    ("search:prior=search", r"prior='search': a prior policy must act from observations alone"),
+    ("search:prior=nobody", r"unknown agent"),
+])
+def test_prior_kinds_and_margin_are_checked(spec: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make_agent(spec, game="brawl")

@@ -104,7 +104,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
             kinds: list[str] | None = None, beta: float = 0.5, temperature: float | None = None) -> Demonstrations:
     """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring).
 
-    With ``student`` (a data-only checkpoint path: DAgger, :func:`collect_dagger_row`) that seat is played by the
+    With ``student`` (a data-only checkpoint path: DAgger, :func:`_dagger_decision`) that seat is played by the
     student's policy, sampling as PPO does, and the teacher labels its decisions of ``kinds`` (every kind when
     None) that have more than one legal action; each labelled decision plays the teacher's choice with chance
     ``beta``. Unlabelled decisions with a choice are recorded as the student's own.

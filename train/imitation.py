@@ -425,25 +425,20 @@ def agreement(policy: Any, data: Demonstrations, batch: int = 4096) -> float:
     return hits / max(len(data), 1)
 
 
-def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,
-        seed: int, log: Any = None) -> dict[str, float]:
-    """Masked cross-entropy on the teacher's actions plus ``vf_coef`` x the value error (module docstring)."""
+def _train(policy: Any, size: int, epochs: int, batch_size: int, learning_rate: float, vf_coef: float, seed: int,
+           losses: Any, log: Any = None) -> dict[str, float]:
+    """Adam over ``epochs`` shuffled passes of ``size`` rows in minibatches: ``losses(rows)`` gives a minibatch's
+    (cross-entropy, value error); the loss is their sum with ``vf_coef``, the gradient norm clipped at 1."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 17]))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    obs = torch.as_tensor(data.observations, device=policy.device)
-    acts = torch.as_tensor(data.actions, device=policy.device)
-    rets = torch.as_tensor(data.returns, device=policy.device)
-    masks = torch.as_tensor(data.masks, device=policy.device)
     policy.set_training_mode(True)
     stats: dict[str, float] = {}
     for epoch in range(epochs):
-        order = torch.as_tensor(rng.permutation(len(data)), device=policy.device)
+        order = rng.permutation(size)
         total_ce = total_vf = 0.0
-        for start in range(0, len(data), batch_size):
+        for start in range(0, size, batch_size):
             rows = order[start:start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(obs[rows], acts[rows], action_masks=masks[rows])
-            ce = -log_prob.mean()
-            vf = torch.nn.functional.mse_loss(values.flatten(), rets[rows])
+            ce, vf = losses(rows)
             loss = ce + vf_coef * vf
             optimizer.zero_grad()
             loss.backward()
@@ -451,12 +446,28 @@ def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learnin
             optimizer.step()
             total_ce += float(ce.detach()) * len(rows)
             total_vf += float(vf.detach()) * len(rows)
-        stats = {"cross_entropy": total_ce / len(data), "value_mse": total_vf / len(data)}
+        stats = {"cross_entropy": total_ce / size, "value_mse": total_vf / size}
         if log is not None:
             log(f"[pretrain] epoch {epoch + 1}/{epochs}: cross-entropy {stats['cross_entropy']:.4f}, "
                 f"value mse {stats['value_mse']:.4f}")
     policy.set_training_mode(False)
     return stats
+
+
+def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learning_rate: float, vf_coef: float,
+        seed: int, log: Any = None) -> dict[str, float]:
+    """Masked cross-entropy on the teacher's actions plus ``vf_coef`` x the value error (module docstring)."""
+    obs = torch.as_tensor(data.observations, device=policy.device)
+    acts = torch.as_tensor(data.actions, device=policy.device)
+    rets = torch.as_tensor(data.returns, device=policy.device)
+    masks = torch.as_tensor(data.masks, device=policy.device)
+
+    def losses(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        r = torch.as_tensor(rows, device=policy.device)
+        values, log_prob, _ = policy.evaluate_actions(obs[r], acts[r], action_masks=masks[r])
+        return -log_prob.mean(), torch.nn.functional.mse_loss(values.flatten(), rets[r])
+
+    return _train(policy, len(data), epochs, batch_size, learning_rate, vf_coef, seed, losses, log)
 
 
 def decision_kinds(env_name: str) -> tuple[str, ...]:
@@ -543,37 +554,21 @@ def own_targets(policy: Any, data: Demonstrations, batch: int = 4096) -> tuple[n
 def fit_soft(policy: Any, data: Demonstrations, targets: np.ndarray, values: np.ndarray, epochs: int, batch_size: int,
              learning_rate: float, vf_coef: float, seed: int, log: Any = None) -> dict[str, float]:
     """Cross-entropy to ``targets`` (a distribution over the actions per row) plus ``vf_coef`` x the squared error
-    to ``values``: DAgger's fit, where the labels are distributions and the value head keeps its estimates."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 17]))
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    to ``values``: DAgger's fit, where the labels are distributions and the value head keeps its estimates.
+    Minibatches are cut from the numpy rows (a Fight Klub recording is gigabytes: no second copy as a tensor)."""
     tgt = torch.as_tensor(targets, device=policy.device)
     vals = torch.as_tensor(values, device=policy.device)
-    policy.set_training_mode(True)
-    stats: dict[str, float] = {}
-    for epoch in range(epochs):
-        order = rng.permutation(len(data))
-        total_ce = total_vf = 0.0
-        for start in range(0, len(data), batch_size):
-            rows = np.sort(order[start:start + batch_size])
-            obs = torch.as_tensor(data.observations[rows], device=policy.device)
-            logits = policy.get_distribution(obs, action_masks=data.masks[rows]).distribution.logits
-            t = tgt[rows]
-            # log-probabilities of illegal actions are -inf-like; their target share is 0, so they add nothing
-            ce = -(t * torch.where(t > 0, torch.log_softmax(logits, dim=1), torch.zeros_like(logits))).sum(dim=1).mean()
-            vf = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), vals[rows])
-            loss = ce + vf_coef * vf
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            optimizer.step()
-            total_ce += float(ce.detach()) * len(rows)
-            total_vf += float(vf.detach()) * len(rows)
-        stats = {"cross_entropy": total_ce / len(data), "value_mse": total_vf / len(data)}
-        if log is not None:
-            log(f"[pretrain] epoch {epoch + 1}/{epochs}: cross-entropy {stats['cross_entropy']:.4f}, "
-                f"value mse {stats['value_mse']:.4f}")
-    policy.set_training_mode(False)
-    return stats
+
+    def losses(rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        rows = np.sort(rows)
+        obs = torch.as_tensor(data.observations[rows], device=policy.device)
+        logits = policy.get_distribution(obs, action_masks=data.masks[rows]).distribution.logits
+        t = tgt[rows]
+        # log-probabilities of illegal actions are -inf-like; their target share is 0, so they add nothing
+        ce = -(t * torch.where(t > 0, torch.log_softmax(logits, dim=1), torch.zeros_like(logits))).sum(dim=1).mean()
+        return ce, torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), vals[rows])
+
+    return _train(policy, len(data), epochs, batch_size, learning_rate, vf_coef, seed, losses, log)
 
 
 def _pretrain_dagger(model: Any, config: Config, data: Demonstrations, train: Demonstrations, test: Demonstrations,

@@ -38,13 +38,30 @@ def _save(fig: Any, path: str) -> str:
     return path
 
 
+LABEL_WIDTH = 34
+"""Characters per line of an agent's name on a plot's axis; longer names (search specs) wrap at their commas."""
+
+
+def wrap_label(label: str, width: int = LABEL_WIDTH) -> str:
+    """``label`` on lines of at most about ``width`` characters, broken after its commas (a spec's options)
+    or, for a part with no comma, not at all: a long name would otherwise squeeze the plot out of its figure."""
+    lines: list[str] = []
+    for part in [p + "," for p in label.split(",")[:-1]] + [label.split(",")[-1]]:
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
 def plot_ratings(table: RatingTable, path: str, title: str | None = None) -> str:
     """Elo ratings as points with +-1.96 s.e. error bars, best on top; returns ``path``."""
     order = table.order()[::-1]  # y grows upwards, so the best goes last
-    labels = [table.labels[k] for k in order]
+    labels = [wrap_label(table.labels[k]) for k in order]
     rating = table.rating[order]
     err = np.nan_to_num(table.se[order]) * 1.959963984540054
-    fig, ax = _figure(7.0, 1.0 + 0.45 * len(labels))
+    extra = sum(label.count("\n") for label in labels)
+    fig, ax = _figure(7.0, 1.0 + 0.45 * len(labels) + 0.2 * extra)
     ax.errorbar(rating, np.arange(len(labels)), xerr=err, fmt="o", color="#4c72b0", ecolor="black", capsize=3)
     for y, r in enumerate(rating):
         ax.annotate(f"{r:.0f}", (r, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)

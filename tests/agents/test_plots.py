@@ -33,3 +33,13 @@ def test_learning_curve_errors(tmp_path):
         plot_learning_curves({"a": []}, str(tmp_path / "x.png"))
     with pytest.raises(ValueError, match="unknown series"):
         plot_learning_curves({"a": [(0, 1)]}, str(tmp_path / "x.png"), bands={"b": [(0, 0, 1)]})
+
+
+def test_long_agent_names_wrap_at_their_commas_on_the_ratings_plot() -> None:
+    from fight_envs.agents.plots import LABEL_WIDTH, wrap_label
+
+    spec = "search-v1:sims=32,prior=models/fight_klub_2p.zip,kinds=enhance,margin=0.2"
+    wrapped = wrap_label(spec)
+    assert wrapped.replace("\n", "") == spec  # nothing lost, only line breaks added
+    assert wrapped.count("\n") >= 2 and all(len(line) <= LABEL_WIDTH for line in wrapped.split("\n"))
+    assert wrap_label("heuristic-v4") == "heuristic-v4" and wrap_label("a" * 50) == "a" * 50  # no comma: one line

@@ -190,7 +190,9 @@ class SearchAgent(Agent):
         """The prior agent, built once (a trained model is loaded once) and reseeded at every ``reset``."""
         self.kinds: frozenset[str] | None = None
         if kinds is not None:
-            allowed = _decision_kinds(self.game)
+            from fight_envs.agents.ablation import decision_kinds
+
+            allowed = decision_kinds(self.game)
             wanted = [k for k in str(kinds).split("+") if k]
             unknown = [k for k in wanted if k not in allowed]
             if not wanted or unknown:
@@ -439,13 +441,6 @@ def _batched_backend(game: str, rollout: str, horizon: str = "game", tail: str |
 
         return Fight5BatchedRollouts.for_rollout(rollout, horizon, tail)
     return None
-
-
-def _decision_kinds(game: str) -> tuple[str, ...]:
-    """The game's decision kinds (its rules' ``DECISION_KINDS``, what ``decision_kind`` names)."""
-    import importlib
-
-    return tuple(importlib.import_module(f"fight_envs.games.{game}.rules").DECISION_KINDS)
 
 
 def make_search_agent(game: str, seed: int | None = None, options: str = "") -> SearchAgent:

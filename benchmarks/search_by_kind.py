@@ -25,13 +25,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 import numpy as np
 
+from fight_envs.agents.ablation import decision_kinds
 from fight_envs.agents.base import Agent
 from fight_envs.agents.checkpoint import load_checkpoint_agent
 from fight_envs.agents.evaluate import versus_baseline
 from fight_envs.agents.registry import make_agent
 from fight_envs.core.information import InformationSet
 from fight_envs.registry import make
-from fight_envs.train.imitation import decision_kinds
 
 
 class SearchByKind(Agent):

@@ -49,9 +49,9 @@ MAX_LAYER_WIDTH = 65_536
 OPTIONAL_SECTIONS = ("pretrain",)
 """Sections a run's saved config may lack (runs saved before the section existed): their defaults apply."""
 SELF = "self"
+"""Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 PRETRAIN_MODES = ("clone", "dagger")
 """``pretrain.mode``: behaviour cloning of the teacher's own games, or DAgger on the run's policy's games."""
-"""Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 
 
 @dataclass

@@ -470,15 +470,6 @@ def fit(policy: Any, data: Demonstrations, epochs: int, batch_size: int, learnin
     return _train(policy, len(data), epochs, batch_size, learning_rate, vf_coef, seed, losses, log)
 
 
-def decision_kinds(env_name: str) -> tuple[str, ...]:
-    """The decision kinds of ``env_name``'s game (its rules' ``DECISION_KINDS``; ``raw_env.decision_kind``)."""
-    import importlib
-
-    from fight_envs.train.selfplay import game_of
-
-    return tuple(importlib.import_module(f"fight_envs.games.{game_of(env_name)}.rules").DECISION_KINDS)
-
-
 def pretrain(model: Any, config: Config, log: Any = None, student_metadata: dict[str, Any] | None = None) -> dict[str, float]:
     """Collect ``config.pretrain.games`` teacher games and clone them into ``model.policy`` (module docstring).
 
@@ -486,6 +477,8 @@ def pretrain(model: Any, config: Config, log: Any = None, student_metadata: dict
     checkpoint with ``student_metadata`` for the collection's workers to play."""
     p = config.pretrain
     if p.mode == "dagger" and p.kinds is not None:
+        from fight_envs.agents.ablation import decision_kinds
+
         allowed = decision_kinds(config.env.name)
         unknown = [k for k in p.kinds if k not in allowed]
         if unknown:

@@ -40,8 +40,13 @@ Nothing hidden enters it: the opponent's hand, both decks' and stacks' orders ar
 **Action mask**: 1 exactly for the acting agent's legal actions; all zeros for the other agent.
 Also in ``info["action_mask"]`` with ``mask_in_info=True``.
 
-**Rewards**: at the end, +1 to the winner and -1 to the loser; 0 each for a draw (no Fight
-cards left and equal damage) or a truncation; nothing before.
+**Rewards**: ``reward="outcome"`` (default): at the end, +1 to the winner and -1 to the loser; 0
+each for a draw (no Fight cards left and equal damage) or a truncation; nothing before.
+``reward="damage"``: the same outcome, plus potential-based shaping by the damage lead (my damage
+dealt over the other's Life, less my damage taken over my Life): whenever the lead changes, each
+player is paid its change (zero-sum), and the last step takes the lead paid so far back, so the
+rewards of a game sum exactly to its outcome. A won fight is felt when it is scored instead of at
+the end of the game (``docs/results.md``, Fight Klub, measures what it does to training).
 
 **Info** (the same keys at every step): ``score`` (= ``damage_dealt``, the
 suite's arena reads it), ``damage_dealt``, ``damage_taken``,
@@ -52,8 +57,8 @@ suite's arena reads it), ``damage_dealt``, ``damage_taken``,
 set, and changes nothing. ``env()`` ends the game with -1 for the offender (0 for the other)
 and a warning, PettingZoo's convention.
 
-**Options** (constructor): ``num_players=2`` (the only count), ``reward="outcome"`` (the only
-reward; both accepted so suite-wide tools can pass them), ``decks=None`` (each game draws two decks, with repetition, from
+**Options** (constructor): ``num_players=2`` (the only count), ``reward="outcome"|"damage"``
+(above; ``num_players`` is accepted so suite-wide tools can pass it), ``decks=None`` (each game draws two decks, with repetition, from
 ``deck_pool``) or a pair of decks, each a preconstructed deck name, a deck-list dict or the path
 of a deck-list JSON file (validated: ``DeckError`` names the construction rule broken);
 ``deck_pool=None`` (all preconstructed decks), a list of deck names, or ``"random"`` (each game two
@@ -129,6 +134,7 @@ _KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 """Action mask per legal set (the engine's ``legal_action_mask``), never handed out itself."""
 RESET_OPTIONS = ("decks", "orders", "drop")
+REWARD_MODES = ("outcome", "damage")
 ILLEGAL_REWARD = -1.0
 
 ENV_OPTIONS: dict[str, Any] = {
@@ -188,8 +194,11 @@ class raw_env(AECMixin, AECEnv):
         # accepted so that suite-wide tools (trainer, arena) can pass them as for every game
         if opts["num_players"] != 2:
             raise ConfigError(f"Fight Klub is a two-player game: num_players must be 2, got {opts['num_players']!r}")
-        if opts["reward"] != "outcome":
-            raise ConfigError(f"reward must be 'outcome' (+1 win / -1 loss / 0 draw or truncation), got {opts['reward']!r}")
+        if opts["reward"] not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES} ('outcome': +1 win / -1 loss / 0 draw or truncation, "
+                              f"at the end; 'damage': the same plus shaping by the damage lead that sums to 0 over a "
+                              f"game), got {safe_repr(opts['reward'])}")
+        self.reward_mode = opts["reward"]
         self.fixed_decks = None if opts["decks"] is None else _deck_pair(opts["decks"], "option 'decks'", self.pool)
         self.random_decks = isinstance(opts["deck_pool"], str) and opts["deck_pool"] == "random"
         pool_names = opts["deck_pool"] if opts["deck_pool"] is not None else list(self.pool.decks)
@@ -246,6 +255,7 @@ class raw_env(AECMixin, AECEnv):
         game.new_game(rng, drop=None if drop is None else int(drop), orders=orders)  # DealError: nothing changed yet
         self.game, self.seed_used = game, seed_used
         self._obs_cache.clear()
+        self._potential = [0.0, 0.0]  # reward="damage": each seat's damage lead as last paid (none at the deal)
         self._start_episode()
         self._sync()
 
@@ -332,7 +342,13 @@ class raw_env(AECMixin, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if g.is_terminal():
             returns = g.returns()
+            if self.reward_mode == "damage":  # the shaping paid so far is taken back: the game sums to its outcome
+                returns = returns - np.asarray(self._potential)
             self.rewards = {a: float(returns[self.seat[a]]) for a in self.agents}
+            self._sync()
+            self._accumulate_rewards()
+            return
+        if self.reward_mode == "damage" and self._shape():
             self._sync()
             self._accumulate_rewards()
             return
@@ -340,6 +356,23 @@ class raw_env(AECMixin, AECEnv):
         self._sync()
         # no _accumulate_rewards: adding the zero rewards leaves every cumulative reward as it is (each
         # is 0.0 before the end of a game, set so at reset, and float rewards come only at the end)
+
+    def _shape(self) -> bool:
+        """``reward="damage"``: pay each seat the change of its damage lead since the last payment, and
+        say whether any changed. The lead (the potential of potential-based shaping, Ng, Harada and
+        Russell 1999) is my damage dealt over the other's Life less the damage taken over mine: the way
+        to a win, in [-1, 1] before the end. Paid differences add up to the last lead, which the final
+        step takes back, so a game's rewards sum to its outcome whatever happened in it."""
+        g = self.game
+        assert g is not None
+        p0, p1 = g.players
+        lead = p0.dealt / p1.life - p1.dealt / p0.life
+        if lead == self._potential[0]:
+            return False
+        r0 = lead - self._potential[0]
+        self._potential = [lead, -lead]
+        self.rewards = {a: (r0 if self.seat[a] == 0 else -r0) for a in self.agents}
+        return True
 
     def render(self) -> str | None:
         assert self.game is not None

@@ -137,11 +137,55 @@ def test_unknown_options() -> None:
         fight_klub_v0.raw_env(max_turns=0)
     with pytest.raises(ConfigError, match="two-player game"):
         fight_klub_v0.raw_env(num_players=3)
-    with pytest.raises(ConfigError, match="reward must be 'outcome'"):
+    with pytest.raises(ConfigError, match=r"reward must be one of \('outcome', 'damage'\).*got 'score'"):
         fight_klub_v0.raw_env(reward="score")
     env = fight_klub_v0.raw_env()
     with pytest.warns(UserWarning, match="unknown reset option 'shuffle'"):
         env.reset(seed=0, options={"shuffle": True})
+
+
+def _play(env, seed: int, rng: np.random.Generator) -> tuple[dict[str, float], int]:
+    """A random game. At every mid-game look, checks that the rewards an agent has read so far add up
+    to its damage lead (dealt over the other's Life, less taken over mine). Returns each agent's
+    summed rewards and how many mid-game rewards were nonzero."""
+    env.reset(seed=seed)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    nonzero = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        total[agent] += reward
+        if not (term or trunc):
+            nonzero += reward != 0
+            if env.reward_mode == "damage":
+                other = env.infos[next(a for a in env.agents if a != agent)]
+                lead = info["damage_dealt"] / other["life"] - info["damage_taken"] / info["life"]
+                assert total[agent] == pytest.approx(lead, abs=1e-12)
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return total, nonzero
+
+
+def test_damage_reward_pays_the_lead_as_it_changes_and_sums_to_the_outcome() -> None:
+    shaped = fight_klub_v0.raw_env(reward="damage")
+    paid = 0
+    for seed in range(12):
+        total, nonzero = _play(shaped, seed, np.random.default_rng(seed))
+        returns = shaped.game.returns()
+        # a whole game's rewards are its outcome exactly: the shaping telescopes away
+        assert total == pytest.approx({a: returns[shaped.seat[a]] for a in total}, abs=1e-12)
+        paid += nonzero
+        # the same game with the default reward: the same outcome, nothing before the end
+        plain_total, plain_nonzero = _play(fight_klub_v0.raw_env(), seed, np.random.default_rng(seed))
+        assert plain_nonzero == 0 and plain_total == pytest.approx(total, abs=1e-12)
+    assert paid > 12  # fights were scored mid-game and paid when they were
+
+
+def test_damage_reward_passes_the_api_test() -> None:
+    from pettingzoo.test import api_test
+    w = _quiet()
+    try:
+        api_test(fight_klub_v0.env(reward="damage"), num_cycles=200)
+    finally:
+        w.__exit__(None, None, None)
 
 
 def test_decks_option_validates_deck_lists() -> None:

@@ -437,26 +437,48 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
 class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     """sb3-contrib's ``MaskableRolloutBuffer`` handing out the same minibatches, in the same order
     (the same ``np.random.permutation``), cut from tensors converted once per rollout instead of
-    converting seven arrays per minibatch."""
+    converting seven arrays per minibatch.
+
+    The observations are never reordered as a whole: the stock buffer swaps its (step, env) arrays
+    to (env, step) order with a copy, and converts them to a tensor with another, which for Fight
+    Klub's 81 KB observations was two copies of 330 MB a rollout, a tenth of a training run. Here
+    they stay where ``add`` wrote them (a tensor over the same memory) and each minibatch's rows are
+    translated to their places (:attr:`obs_index`); the small arrays are swapped as before."""
 
     def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:  # type: ignore[override]
-        tensors = self.rollout_tensors()
+        obs, rest = self._rollout()
         for rows in self.minibatch_rows(batch_size):
-            yield MaskableRolloutBufferSamples(*(t.index_select(0, rows) for t in tensors))
+            yield MaskableRolloutBufferSamples(obs.index_select(0, self.obs_index.index_select(0, rows)),
+                                               *(t.index_select(0, rows) for t in rest))
 
-    def rollout_tensors(self) -> list[torch.Tensor]:
-        """The whole rollout as the seven tensors of ``MaskableRolloutBufferSamples``, rows in ``get``'s numbering."""
+    def _rollout(self) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The observations in (step, env) order, and the six other tensors in ``get``'s numbering."""
         assert self.full, ""
         if not self.generator_ready:
-            for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+            for name in ("actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                 self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
             self.generator_ready = True
-            self._tensors = [
-                self.to_torch(self.observations), self.to_torch(self.actions), self.to_torch(self.values.flatten()),
+            size = self.buffer_size * self.n_envs
+            # a view of the buffer's own array (``reset`` allocates a fresh one for the next rollout)
+            self._obs = torch.as_tensor(self.observations.reshape(size, *self.observations.shape[2:]), device=self.device)
+            rows = torch.arange(size, device=self.device)  # get's row r is env r // n_steps at step r % n_steps
+            self.obs_index = (rows % self.buffer_size) * self.n_envs + rows // self.buffer_size
+            self._rest = [
+                self.to_torch(self.actions), self.to_torch(self.values.flatten()),
                 self.to_torch(self.log_probs.flatten()), self.to_torch(self.advantages.flatten()),
                 self.to_torch(self.returns.flatten()), self.to_torch(self.action_masks.reshape(-1, self.mask_dims)),
             ]
-        return self._tensors
+        return self._obs, self._rest
+
+    def reset(self) -> None:
+        super().reset()
+        self._obs = self._rest = None  # the last rollout's tensors: freed before the next fills
+
+    def rollout_tensors(self) -> list[torch.Tensor]:
+        """The whole rollout as the seven tensors of ``MaskableRolloutBufferSamples``, rows in ``get``'s numbering
+        (the observations copied once into that order)."""
+        obs, rest = self._rollout()
+        return [obs.index_select(0, self.obs_index), *rest]
 
     def minibatch_rows(self, batch_size: int | None = None) -> Generator[torch.Tensor, None, None]:
         """The rows of each of ``get``'s minibatches: one ``np.random.permutation`` per pass, as the stock ``get``."""

@@ -26,14 +26,20 @@ ordinary MaskablePPO file: ``MaskablePPO.load`` and ``FastMaskablePPO.load`` bot
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
 from fight_envs.train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer
+
+PREPARE_CHUNK = 4096
+"""Rows per call of an extractor's ``prepare`` in the update (its intermediates grow with the rows)."""
 
 
 def clip_grad_norm(parameters: list[th.Tensor], max_norm: float) -> None:
@@ -58,8 +64,56 @@ class FastMaskablePPO(MaskablePPO):
                 and type(policy.features_extractor) in FEATURES.values()
                 and not any(True for _ in policy.features_extractor.parameters()))
 
+    def _prepared_update(self) -> bool:
+        """An extractor with parameters that offers ``prepare`` (``fight_klub_pointer``): the update of
+        :meth:`_prepared_rollout` (flat observations only)."""
+        policy = self.policy
+        return (isinstance(policy, FastMaskablePolicy) and policy.share_features_extractor
+                and isinstance(self.rollout_buffer, FastMaskableRolloutBuffer)
+                and isinstance(self.action_space, spaces.Discrete)
+                and isinstance(policy.action_dist, MaskableCategoricalDistribution)
+                and len(self.observation_space.shape) == 1
+                and callable(getattr(policy.features_extractor, "prepare", None)))
+
+    def _prepared_rollout(self) -> tuple[Any, list[th.Tensor]]:
+        """For an extractor with parameters and ``prepare``: (``evaluate(rows)``, the six other rollout tensors).
+
+        Once per rollout: the extractor's ``prepare`` of every observation (its parameter-free
+        part), and the observation columns nonzero anywhere in the rollout, gathered (in Fight Klub
+        about 2,500 of 20,274). Per minibatch, its observations are rebuilt exactly in a buffer
+        whose other columns stay zero, which costs a tenth of gathering the whole rows of a fresh
+        tensor; the extractor then runs with its prepared rows. The features are those of the stock
+        ``extract_features``, bit for bit; the rest is :meth:`FastMaskablePolicy.evaluate_latents`."""
+        policy: FastMaskablePolicy = self.policy  # type: ignore[assignment]
+        buffer: FastMaskableRolloutBuffer = self.rollout_buffer  # type: ignore[assignment]
+        extractor = policy.features_extractor
+        observations, rest = buffer.rollout_parts()  # the observations in (step, env) order: no copy
+        order = buffer.obs_index
+        with th.no_grad():
+            # prepared in chunks (bounded memory), then put in get's numbering (small tensors)
+            chunks = [extractor.prepare(observations[i:i + PREPARE_CHUNK])
+                      for i in range(0, observations.shape[0], PREPARE_CHUNK)]
+            prepared = [th.cat(parts).index_select(0, order) for parts in zip(*chunks)]
+            columns = th.nonzero((observations != 0).any(dim=0)).squeeze(1)  # NaN != 0: a NaN column stays
+            gathered = observations.index_select(1, columns).index_select(0, order)
+        width = observations.shape[1]
+        canvas = th.zeros((self.batch_size, width), dtype=gathered.dtype, device=gathered.device)
+        masks_all = rest[5].to(th.bool)
+        actions_all = rest[0].long().flatten()
+
+        def evaluate(rows: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+            x = canvas[:len(rows)]
+            x[:, columns] = gathered.index_select(0, rows)  # the other columns are zero in every row
+            features = extractor(x, *(p.index_select(0, rows) for p in prepared))
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+            return policy.evaluate_latents(latent_pi, latent_vf, actions_all.index_select(0, rows),
+                                           masks_all.index_select(0, rows), fused=True)
+
+        return evaluate, rest
+
     def train(self) -> None:
-        if not self._fast_update():
+        fast = self._fast_update()
+        if not fast and not self._prepared_update():
             return super().train()
         policy: FastMaskablePolicy = self.policy  # type: ignore[assignment]
         buffer: FastMaskableRolloutBuffer = self.rollout_buffer  # type: ignore[assignment]
@@ -69,13 +123,21 @@ class FastMaskablePPO(MaskablePPO):
         if self.clip_range_vf is not None:
             clip_range_vf = self.clip_range_vf(self._current_progress_remaining)  # type: ignore[operator]
 
-        # ---- Once per rollout: features, their nonzero columns, actions and masks as the update uses them.
-        observations, actions, old_values, old_log_probs, advantages_all, returns, masks = buffer.rollout_tensors()
-        with th.no_grad():
-            features = policy.extract_features(observations)
-            columns = policy.nonzero_columns(features)
-            if columns is not None:
-                features = features.index_select(1, columns)
+        if fast:
+            # ---- Once per rollout: features, their nonzero columns, actions and masks as the update uses them.
+            observations, actions, old_values, old_log_probs, advantages_all, returns, masks = buffer.rollout_tensors()
+            with th.no_grad():
+                features = policy.extract_features(observations)
+                columns = policy.nonzero_columns(features)
+                if columns is not None:
+                    features = features.index_select(1, columns)
+
+            def evaluate(rows: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+                return policy.evaluate_latents(
+                    *policy.latents_of_columns(features.index_select(0, rows), columns),
+                    actions.index_select(0, rows), masks.index_select(0, rows), fused=True)
+        else:
+            evaluate, (actions, old_values, old_log_probs, advantages_all, returns, masks) = self._prepared_rollout()
         actions = actions.long().flatten()
         masks = masks.to(th.bool)
         parameters = list(policy.parameters())
@@ -88,9 +150,7 @@ class FastMaskablePPO(MaskablePPO):
         for epoch in range(self.n_epochs):
             approx_kl_divs: list[th.Tensor] = []
             for rows in buffer.minibatch_rows(self.batch_size):
-                values, log_prob, entropy = policy.evaluate_latents(
-                    *policy.latents_of_columns(features.index_select(0, rows), columns),
-                    actions.index_select(0, rows), masks.index_select(0, rows), fused=True)
+                values, log_prob, entropy = evaluate(rows)
                 values = values.flatten()
                 advantages = advantages_all.index_select(0, rows)
                 if self.normalize_advantage:

@@ -446,13 +446,14 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     translated to their places (:attr:`obs_index`); the small arrays are swapped as before."""
 
     def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:  # type: ignore[override]
-        obs, rest = self._rollout()
+        obs, rest = self.rollout_parts()
         for rows in self.minibatch_rows(batch_size):
             yield MaskableRolloutBufferSamples(obs.index_select(0, self.obs_index.index_select(0, rows)),
                                                *(t.index_select(0, rows) for t in rest))
 
-    def _rollout(self) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """The observations in (step, env) order, and the six other tensors in ``get``'s numbering."""
+    def rollout_parts(self) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The observations in (step, env) order (a tensor over the buffer's own array: :attr:`obs_index`
+        maps ``get``'s rows to them), and the six other tensors in ``get``'s numbering."""
         assert self.full, ""
         if not self.generator_ready:
             for name in ("actions", "values", "log_probs", "advantages", "returns", "action_masks"):
@@ -477,7 +478,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
     def rollout_tensors(self) -> list[torch.Tensor]:
         """The whole rollout as the seven tensors of ``MaskableRolloutBufferSamples``, rows in ``get``'s numbering
         (the observations copied once into that order)."""
-        obs, rest = self._rollout()
+        obs, rest = self.rollout_parts()
         return [obs.index_select(0, self.obs_index), *rest]
 
     def minibatch_rows(self, batch_size: int | None = None) -> Generator[torch.Tensor, None, None]:

@@ -216,10 +216,20 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         self.character = nn.Sequential(nn.Linear(K["character"], CHARACTER_EMBED), nn.ReLU())
         self.register_buffer("rest", torch.as_tensor(K["rest"]), persistent=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, ssz, n_hand, n_sup = x.shape[0], K["support"], K["max_hand"], K["max_support"]
+    def prepare(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """What :meth:`forward` computes from the observations alone, without parameters: the answer
+        features. The PPO update (``fight_envs.train.fast_ppo``) computes them once per rollout and
+        hands each minibatch its rows, instead of once per minibatch and epoch."""
         with torch.no_grad():
-            slot_answer, rotate_answer = answer_features(x)
+            return answer_features(x)
+
+    def forward(self, x: torch.Tensor, slot_answer: torch.Tensor | None = None,
+                rotate_answer: torch.Tensor | None = None) -> torch.Tensor:
+        """The features of observations ``x``; ``slot_answer`` and ``rotate_answer``, when given, are
+        :meth:`prepare` of these same rows."""
+        b, ssz, n_hand, n_sup = x.shape[0], K["support"], K["max_hand"], K["max_support"]
+        if slot_answer is None or rotate_answer is None:
+            slot_answer, rotate_answer = self.prepare(x)
         # the 40 card slots (my hand, my support area, the other's) embed with one card network over a
         # support card's row and its "used" flag; an empty slot embeds to zeros. Only the cards present
         # are gathered and embedded (about a third of the slots hold one; embedding every row was most of

@@ -99,3 +99,64 @@ def test_other_policies_take_the_stock_update() -> None:
     assert not model._fast_update()
     model.learn(128)  # the stock train() runs
     assert model._n_updates == 1
+
+
+def _fight_klub_pair(**ppo: object) -> tuple[MaskablePPO, FastMaskablePPO, list[float], dict]:
+    """The stock and the fast model (Fight Klub's pointer policy, an extractor with parameters and
+    ``prepare``) after one ``train()`` each from the same state and rollout (4 envs x 32 steps)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from fight_envs.train.features_fight_klub import FightKlubPointerExtractor, FightKlubPointerPolicy
+    from fight_envs.wrappers import SingleAgentEnv
+
+    def make_fk(cls: type[MaskablePPO]) -> MaskablePPO:
+        env = DummyVecEnv([lambda i=i: SingleAgentEnv("fight_klub_v0", seed=i) for i in range(4)])
+        model = cls(FightKlubPointerPolicy, env, rollout_buffer_class=FastMaskableRolloutBuffer, n_steps=32,
+                    batch_size=48, n_epochs=3, learning_rate=1e-3, seed=0,
+                    policy_kwargs={"features_extractor_class": FightKlubPointerExtractor, "net_arch": [32, 32]}, **ppo)
+        model.set_logger(Logger(folder=None, output_formats=[]))
+        return model
+
+    stock, fast = make_fk(MaskablePPO), make_fk(FastMaskablePPO)
+    fast.policy.load_state_dict(stock.policy.state_dict())
+    before = copy.deepcopy(stock.policy.state_dict())
+    _, callback = stock._setup_learn(4096, None)
+    torch.manual_seed(0)
+    stock.collect_rollouts(stock.env, callback, stock.rollout_buffer, stock.n_steps)
+    fast._setup_learn(4096, None)
+    fast.rollout_buffer = copy.deepcopy(stock.rollout_buffer)
+    assert not fast._fast_update() and fast._prepared_update()  # the prepared update is what runs here
+    after = []
+    for model in (stock, fast):
+        np.random.seed(3)
+        model.train()
+        after.append(float(np.random.random()))
+    return stock, fast, after, before
+
+
+@pytest.mark.parametrize("ppo", [{}, {"clip_range_vf": 0.05, "ent_coef": 0.01}], ids=["default", "clip_vf"])
+def test_the_prepared_update_of_an_extractor_with_parameters_matches_maskable_ppo(ppo: dict) -> None:
+    stock, fast, after, before = _fight_klub_pair(**ppo)
+    moved = [k for k, v in fast.policy.state_dict().items() if not torch.equal(before[k], v)]
+    assert any(k.startswith("features_extractor.card") for k in moved)  # the extractor's own layers learned too
+    assert after[0] == after[1]  # the same minibatch permutations (128 rows: 3 minibatches, the last short)
+    assert_same_update(stock, fast)
+    assert stock._n_updates == 3
+
+
+def test_an_extractor_prepare_gives_the_same_features() -> None:
+    from fight_envs.train.features_fight_klub import FightKlubPointerExtractor
+    from fight_envs.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv("fight_klub_v0", seed=0)
+    extractor = FightKlubPointerExtractor(env.observation_space)
+    rows, rng = [], np.random.default_rng(0)
+    obs, _ = env.reset(seed=1)
+    for _ in range(64):
+        rows.append(obs)
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if term or trunc:
+            obs, _ = env.reset()
+    x = torch.as_tensor(np.stack(rows))
+    with torch.no_grad():
+        assert torch.equal(extractor(x), extractor(x, *extractor.prepare(x)))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's packages
 
-from fight_envs.agents.checkpoint import load_policy, policy_spec, read_metadata, save_policy  # noqa: E402
+from fight_envs.agents.checkpoint import load_policy, policy_spec, read_metadata, save_policy
 
 
 def average(paths: list[Path], out: Path) -> Path:

@@ -16,10 +16,14 @@ Adam steps, ``target_kl`` early stop and logger keys and values. It differs only
   five ``.item()`` calls per minibatch; ``clip_fraction`` and ``approx_kl`` reuse the ratio
   already computed for the loss, outside autograd.
 * The parameter list for gradient clipping is built once per update, not once per minibatch.
+* An extractor with parameters that offers ``prepare`` (``fight_klub_pointer``: its answer
+  features) runs per minibatch, as it must, but its ``prepare`` runs once per rollout, and each
+  minibatch's observations are rebuilt from the rollout's nonzero columns
+  (:meth:`FastMaskablePPO._prepared_evaluator`).
 
 With ``target_kl`` set, the KL estimate is read every minibatch (as the stock code must, to stop).
 Anything the fast path does not cover (another policy or buffer class, a non-Discrete action
-space, an extractor with parameters) runs the stock ``MaskablePPO.train``. A saved model is an
+space, an extractor with parameters and no ``prepare``) runs the stock ``MaskablePPO.train``. A saved model is an
 ordinary MaskablePPO file: ``MaskablePPO.load`` and ``FastMaskablePPO.load`` both read it.
 ``tests/train/test_fast_ppo.py`` checks a whole update against the stock one.
 """
@@ -66,7 +70,7 @@ class FastMaskablePPO(MaskablePPO):
 
     def _prepared_update(self) -> bool:
         """An extractor with parameters that offers ``prepare`` (``fight_klub_pointer``): the update of
-        :meth:`_prepared_rollout` (flat observations only)."""
+        :meth:`_prepared_evaluator` (flat observations only)."""
         policy = self.policy
         return (isinstance(policy, FastMaskablePolicy) and policy.share_features_extractor
                 and isinstance(self.rollout_buffer, FastMaskableRolloutBuffer)
@@ -75,8 +79,26 @@ class FastMaskablePPO(MaskablePPO):
                 and len(self.observation_space.shape) == 1
                 and callable(getattr(policy.features_extractor, "prepare", None)))
 
-    def _prepared_rollout(self) -> tuple[Any, list[th.Tensor]]:
-        """For an extractor with parameters and ``prepare``: (``evaluate(rows)``, the six other rollout tensors).
+    def _features_evaluator(self, observations: th.Tensor, actions: th.Tensor, masks: th.Tensor) -> Any:
+        """``evaluate(rows)`` for a parameter-free extractor: its features of the whole rollout once, cut
+        to the columns nonzero somewhere in it; each minibatch takes its rows of them."""
+        policy: FastMaskablePolicy = self.policy  # type: ignore[assignment]
+        with th.no_grad():
+            features = policy.extract_features(observations)
+            columns = policy.nonzero_columns(features)
+            if columns is not None:
+                features = features.index_select(1, columns)
+
+        def evaluate(rows: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+            return policy.evaluate_latents(
+                *policy.latents_of_columns(features.index_select(0, rows), columns),
+                actions.index_select(0, rows), masks.index_select(0, rows), fused=True)
+
+        return evaluate
+
+    def _prepared_evaluator(self, observations: th.Tensor, actions: th.Tensor, masks: th.Tensor) -> Any:
+        """``evaluate(rows)`` for an extractor with parameters and ``prepare``; ``observations`` in the
+        buffer's (step, env) order (:meth:`FastMaskableRolloutBuffer.rollout_parts`).
 
         Once per rollout: the extractor's ``prepare`` of every observation (its parameter-free
         part), and the observation columns nonzero anywhere in the rollout, gathered (in Fight Klub
@@ -85,10 +107,8 @@ class FastMaskablePPO(MaskablePPO):
         tensor; the extractor then runs with its prepared rows. The features are those of the stock
         ``extract_features``, bit for bit; the rest is :meth:`FastMaskablePolicy.evaluate_latents`."""
         policy: FastMaskablePolicy = self.policy  # type: ignore[assignment]
-        buffer: FastMaskableRolloutBuffer = self.rollout_buffer  # type: ignore[assignment]
         extractor = policy.features_extractor
-        observations, rest = buffer.rollout_parts()  # the observations in (step, env) order: no copy
-        order = buffer.obs_index
+        order = self.rollout_buffer.obs_index  # type: ignore[attr-defined]
         with th.no_grad():
             # prepared in chunks (bounded memory), then put in get's numbering (small tensors)
             chunks = [extractor.prepare(observations[i:i + PREPARE_CHUNK])
@@ -96,20 +116,17 @@ class FastMaskablePPO(MaskablePPO):
             prepared = [th.cat(parts).index_select(0, order) for parts in zip(*chunks)]
             columns = th.nonzero((observations != 0).any(dim=0)).squeeze(1)  # NaN != 0: a NaN column stays
             gathered = observations.index_select(1, columns).index_select(0, order)
-        width = observations.shape[1]
-        canvas = th.zeros((self.batch_size, width), dtype=gathered.dtype, device=gathered.device)
-        masks_all = rest[5].to(th.bool)
-        actions_all = rest[0].long().flatten()
+        canvas = th.zeros((self.batch_size, observations.shape[1]), dtype=gathered.dtype, device=gathered.device)
 
         def evaluate(rows: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
             x = canvas[:len(rows)]
             x[:, columns] = gathered.index_select(0, rows)  # the other columns are zero in every row
             features = extractor(x, *(p.index_select(0, rows) for p in prepared))
             latent_pi, latent_vf = policy.mlp_extractor(features)
-            return policy.evaluate_latents(latent_pi, latent_vf, actions_all.index_select(0, rows),
-                                           masks_all.index_select(0, rows), fused=True)
+            return policy.evaluate_latents(latent_pi, latent_vf, actions.index_select(0, rows),
+                                           masks.index_select(0, rows), fused=True)
 
-        return evaluate, rest
+        return evaluate
 
     def train(self) -> None:
         fast = self._fast_update()
@@ -123,23 +140,15 @@ class FastMaskablePPO(MaskablePPO):
         if self.clip_range_vf is not None:
             clip_range_vf = self.clip_range_vf(self._current_progress_remaining)  # type: ignore[operator]
 
+        # ---- Once per rollout: the rollout's tensors, actions and masks as the update uses them, and how a
+        # minibatch's values, log-probabilities and entropies are computed from its rows.
         if fast:
-            # ---- Once per rollout: features, their nonzero columns, actions and masks as the update uses them.
             observations, actions, old_values, old_log_probs, advantages_all, returns, masks = buffer.rollout_tensors()
-            with th.no_grad():
-                features = policy.extract_features(observations)
-                columns = policy.nonzero_columns(features)
-                if columns is not None:
-                    features = features.index_select(1, columns)
-
-            def evaluate(rows: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-                return policy.evaluate_latents(
-                    *policy.latents_of_columns(features.index_select(0, rows), columns),
-                    actions.index_select(0, rows), masks.index_select(0, rows), fused=True)
         else:
-            evaluate, (actions, old_values, old_log_probs, advantages_all, returns, masks) = self._prepared_rollout()
+            observations, (actions, old_values, old_log_probs, advantages_all, returns, masks) = buffer.rollout_parts()
         actions = actions.long().flatten()
         masks = masks.to(th.bool)
+        evaluate = (self._features_evaluator if fast else self._prepared_evaluator)(observations, actions, masks)
         parameters = list(policy.parameters())
 
         entropy_losses: list[th.Tensor] = []

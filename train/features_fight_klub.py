@@ -189,9 +189,25 @@ SCORE_HIDDEN = 64
 SLOT_DIM = SLOT_EMBED + SLOT_ANSWER
 
 
+def _context_parts() -> list[tuple[int, bool]]:
+    """The context's blocks in order, as (width, whether it depends on parameters): the card embeddings
+    pooled (hand sum and max, my area, the other's), the six Fight cards embedded, the fights' states,
+    both characters embedded, the table numbers and piles, the rotation's answer, every slot's answer.
+    Runs of the same kind are merged."""
+    blocks = [(4 * SLOT_EMBED, True), (2 * K["fights"] * FIGHT_EMBED, True), (K["fights"] * K["state"], False),
+              (2 * CHARACTER_EMBED, True), (len(K["rest"]), False), (ROTATE_ANSWER, False),
+              (K["slots"] * SLOT_ANSWER, False)]
+    merged: list[tuple[int, bool]] = []
+    for width, learned in blocks:
+        if merged and merged[-1][1] == learned:
+            merged[-1] = (merged[-1][0] + width, learned)
+        else:
+            merged.append((width, learned))
+    return merged
+
+
 def _context_dim() -> int:
-    return (3 * SLOT_EMBED + SLOT_EMBED + 2 * K["fights"] * FIGHT_EMBED + K["fights"] * K["state"] + 2 * CHARACTER_EMBED
-            + len(K["rest"]) + ROTATE_ANSWER + K["slots"] * SLOT_ANSWER)
+    return sum(width for width, _ in _context_parts())
 
 
 class FightKlubPointerExtractor(BaseFeaturesExtractor):
@@ -250,11 +266,16 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         mine_hand, mine_area, theirs = emb[:, :n_hand], emb[:, n_hand:n_hand + n_sup], emb[:, n_hand + n_sup:]
         fc = K["fight_card"]
         fights = x[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])
-        cards = fights[:, :, :2 * fc].reshape(b, 2 * K["fights"], fc)
         states = fights[:, :, 2 * fc:].reshape(b, -1)
+        # the six Fight cards (each fight's mine, then the other's) embedded one column block at a time:
+        # each block is a strided view of x that the product reads in place (taking the six as one
+        # tensor copied every card's 940 numbers first)
+        at, size, linear = K["fights_at"].start, K["fight_size"], self.fight[0]
+        fight_cards = torch.cat([linear(x[:, at + i * size + j * fc:at + i * size + (j + 1) * fc])
+                                 for i in range(K["fights"]) for j in (0, 1)], 1)
         characters = self.character(x[:, K["characters"]].reshape(b, 2, K["character"])).reshape(b, -1)
         context = torch.cat([mine_hand.sum(1), mine_hand.max(1).values, mine_area.sum(1), theirs.sum(1),
-                             self.fight(cards).reshape(b, -1), states, characters, x.index_select(1, self.rest),
+                             self.fight[1:](fight_cards), states, characters, x.index_select(1, self.rest),
                              rotate_answer, slot_answer.reshape(b, -1)], 1)
         slots = torch.cat([emb[:, :n_hand + n_sup], slot_answer], 2)
         return torch.cat([context, slots.reshape(b, -1)], 1)
@@ -278,6 +299,8 @@ class _PointerNets(nn.Module):
         if not pi or not vf:
             raise ValueError("fight_klub_pointer needs at least one policy and one value layer in net_arch")
         self.context_dim = context_dim
+        self.parts = _context_parts()
+        assert sum(w for w, _ in self.parts) == context_dim
         self.policy_net = _mlp(context_dim, list(pi), activation)
         self.value_net = _mlp(context_dim, list(vf), activation)
         self.hidden = int(pi[-1])
@@ -285,7 +308,24 @@ class _PointerNets(nn.Module):
         self.latent_dim_vf = int(vf[-1])
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
+        """``(forward_actor(features), forward_critic(features))``, the same numbers computed for training
+        (the PPO update and the rollouts call this): both nets' first layers as one product, and the
+        context's parameter-free columns (``_context_parts``: the fights' states, the table numbers, the
+        answers, 1,175 of its 1,655) detached from the graph, so that the backward pass computes no
+        gradient for them, which nothing would read. The features are taken apart with one ``split``:
+        slicing them three times made the backward pass fill three zero tensors of their full size."""
+        parts = features.split([*(w for w, _ in self.parts), features.shape[1] - self.context_dim], 1)
+        first_pi, first_vf = self.policy_net[0], self.value_net[0]
+        weights = torch.cat([first_pi.weight, first_vf.weight]).split([w for w, _ in self.parts], 1)
+        hidden = torch.cat([first_pi.bias, first_vf.bias]).expand(features.shape[0], -1)
+        for (_, learned), part, weight in zip(self.parts, parts, weights):
+            hidden = torch.addmm(hidden, part if learned else part.detach(), weight.t())
+        latent_pi, latent_vf = hidden.split([first_pi.out_features, first_vf.out_features], 1)
+        for module in self.policy_net[1:]:
+            latent_pi = module(latent_pi)
+        for module in self.value_net[1:]:
+            latent_vf = module(latent_vf)
+        return torch.cat([latent_pi, parts[-1]], 1), latent_vf
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         return torch.cat([self.policy_net(features[:, :self.context_dim]), features[:, self.context_dim:]], 1)

@@ -171,6 +171,58 @@ def test_only_the_cards_present_go_through_the_card_network_with_the_dense_resul
     assert ex.card[0].weight.grad is not None and ex.card[0].weight.grad.abs().sum() > 0
 
 
+def test_the_training_forward_matches_the_actor_and_critic_with_the_same_gradients(decisions) -> None:
+    """``_PointerNets.forward`` (one product for both first layers, the context's parameter-free columns
+    detached) computes what ``forward_actor`` and ``forward_critic`` compute, with the same gradient
+    in every parameter; and the columns it detaches are exactly those no parameter reaches."""
+    obs = torch.as_tensor(decisions[0][:256])
+    torch.manual_seed(5)
+    policy = FightKlubPointerPolicy(SPACE, spaces.Discrete(NUM_ACTIONS), lambda _: 1e-3, net_arch=[64, 32],
+                                    features_extractor_class=FightKlubPointerExtractor)
+    nets = policy.mlp_extractor
+
+    def run(fused: bool) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        policy.zero_grad()
+        features = policy.extract_features(obs)
+        actor, critic = nets(features) if fused else (nets.forward_actor(features), nets.forward_critic(features))
+        (policy.action_net(actor).logsumexp(1).sum() + 0.7 * policy.value_net(critic).sum()).backward()
+        return actor.detach(), critic.detach(), {n: q.grad.clone() for n, q in policy.named_parameters()}
+
+    a0, c0, g0 = run(False)
+    a1, c1, g1 = run(True)
+    torch.testing.assert_close(a1, a0, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(c1, c0, rtol=1e-5, atol=1e-6)
+    assert g0.keys() == g1.keys()
+    for name in g0:
+        torch.testing.assert_close(g1[name], g0[name], rtol=1e-4, atol=1e-6, msg=name)
+    # the detached blocks are those no parameter feeds: differentiating one reaches nothing, while
+    # differentiating a learned block reaches some parameter
+    features = policy.extract_features(obs)
+    params = list(policy.features_extractor.parameters())
+    at = 0
+    for width, learned in nets.parts:
+        block = features[:, at:at + width]
+        grads = [g for g in torch.autograd.grad(block.sum(), params, allow_unused=True, retain_graph=True)
+                 if g is not None]
+        assert any(g.abs().sum() > 0 for g in grads) == learned, (at, width, learned)
+        at += width
+    assert at == nets.context_dim
+
+
+def test_the_fight_cards_embed_as_the_dense_network_over_all_six(decisions) -> None:
+    """The six Fight cards are embedded block by block from views of the observation: the same numbers as
+    the fight network over the six 940-number rows gathered."""
+    obs = torch.as_tensor(decisions[0][:128])
+    torch.manual_seed(4)
+    ex = FightKlubPointerExtractor(SPACE)
+    b, fc = obs.shape[0], K["fight_card"]
+    fights = obs[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])
+    dense = ex.fight(fights[:, :, :2 * fc].reshape(b, 2 * K["fights"], fc)).reshape(b, -1)
+    at = 4 * SLOT_EMBED
+    torch.testing.assert_close(ex(obs)[:, at:at + dense.shape[1]], dense, rtol=1e-5, atol=1e-6)
+    assert (dense != 0).any()
+
+
 def test_a_card_row_is_present_exactly_when_its_type_one_hot_is_set(decisions) -> None:
     """``_present`` reads four columns for ``rows.abs().sum(-1) > 0``: every support card's features
     carry exactly one type, and on real observations both readings agree on every slot."""

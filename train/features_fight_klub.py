@@ -312,14 +312,21 @@ class _PointerNets(nn.Module):
         (the PPO update and the rollouts call this): both nets' first layers as one product, and the
         context's parameter-free columns (``_context_parts``: the fights' states, the table numbers, the
         answers, 1,175 of its 1,655) detached from the graph, so that the backward pass computes no
-        gradient for them, which nothing would read. The features are taken apart with one ``split``:
+        gradient for them, which nothing would read, and of those only the columns nonzero somewhere in
+        the batch enter the product. The features are taken apart with one ``split``:
         slicing them three times made the backward pass fill three zero tensors of their full size."""
         parts = features.split([*(w for w, _ in self.parts), features.shape[1] - self.context_dim], 1)
         first_pi, first_vf = self.policy_net[0], self.value_net[0]
         weights = torch.cat([first_pi.weight, first_vf.weight]).split([w for w, _ in self.parts], 1)
         hidden = torch.cat([first_pi.bias, first_vf.bias]).expand(features.shape[0], -1)
         for (_, learned), part, weight in zip(self.parts, parts, weights):
-            hidden = torch.addmm(hidden, part if learned else part.detach(), weight.t())
+            if not learned:
+                # a parameter-free block's columns that are zero in every row add nothing (and their
+                # weights' gradient is zero): the product runs over the others, about 40% of them
+                part = part.detach()
+                columns = torch.nonzero((part != 0).any(dim=0)).squeeze(1)  # NaN != 0: a NaN column stays
+                part, weight = part.index_select(1, columns), weight.index_select(1, columns)
+            hidden = torch.addmm(hidden, part, weight.t())
         latent_pi, latent_vf = hidden.split([first_pi.out_features, first_vf.out_features], 1)
         for module in self.policy_net[1:]:
             latent_pi = module(latent_pi)

@@ -263,7 +263,10 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
                        nn.functional.linear(areas[ab, as_], first.weight, first.bias)], 0)
         where = torch.cat([hb * n_slots + hs, ab * n_slots + n_hand + as_])
         emb = x.new_zeros(b * n_slots, SLOT_EMBED).index_copy(0, where, self.card[1:](z)).reshape(b, n_slots, SLOT_EMBED)
-        mine_hand, mine_area, theirs = emb[:, :n_hand], emb[:, n_hand:n_hand + n_sup], emb[:, n_hand + n_sup:]
+        # taken apart with ``split`` (its backward joins the pieces' gradients; each slice's would fill a
+        # zero tensor of the whole)
+        mine, theirs = emb.split([n_hand + n_sup, n_sup], 1)
+        mine_hand, mine_area = mine.split([n_hand, n_sup], 1)
         fc = K["fight_card"]
         fights = x[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])
         states = fights[:, :, 2 * fc:].reshape(b, -1)
@@ -277,7 +280,7 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         context = torch.cat([mine_hand.sum(1), mine_hand.max(1).values, mine_area.sum(1), theirs.sum(1),
                              self.fight[1:](fight_cards), states, characters, x.index_select(1, self.rest),
                              rotate_answer, slot_answer.reshape(b, -1)], 1)
-        slots = torch.cat([emb[:, :n_hand + n_sup], slot_answer], 2)
+        slots = torch.cat([mine, slot_answer], 2)
         return torch.cat([context, slots.reshape(b, -1)], 1)
 
 
@@ -358,8 +361,8 @@ class _PointerHead(nn.Module):
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
         b, h0, n = latent.shape[0], K["hand0"], K["slots"]
-        h = latent[:, :self.hidden]
-        slots = latent[:, self.hidden:].reshape(b, n, SLOT_DIM)
+        h, slots = latent.split([self.hidden, latent.shape[1] - self.hidden], 1)  # (slices: see the extractor)
+        slots = slots.reshape(b, n, SLOT_DIM)
         scores = self.out(torch.relu(self.key(slots) + self.query(h).unsqueeze(1))).squeeze(-1)
         logits = self.base(h)
         return torch.cat([logits[:, :h0], logits[:, h0:h0 + n] + scores, logits[:, h0 + n:]], 1)

@@ -311,13 +311,16 @@ class _PointerNets(nn.Module):
         self.latent_dim_vf = int(vf[-1])
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(forward_actor(features), forward_critic(features))``, the same numbers computed for training
-        (the PPO update and the rollouts call this): both nets' first layers as one product, and the
+        """``(forward_actor(features), forward_critic(features))``, the same numbers computed for the PPO
+        update (with gradients enabled): both nets' first layers as one product, and the
         context's parameter-free columns (``_context_parts``: the fights' states, the table numbers, the
         answers, 1,175 of its 1,655) detached from the graph, so that the backward pass computes no
         gradient for them, which nothing would read, and of those only the columns nonzero somewhere in
         the batch enter the product. The features are taken apart with one ``split``:
         slicing them three times made the backward pass fill three zero tensors of their full size."""
+        if not torch.is_grad_enabled():  # acting (the rollouts): nothing to save in the backward pass, and
+            # the two products over the whole context cost less than the parts' extra calls at that size
+            return self.forward_actor(features), self.forward_critic(features)
         parts = features.split([*(w for w, _ in self.parts), features.shape[1] - self.context_dim], 1)
         first_pi, first_vf = self.policy_net[0], self.value_net[0]
         weights = torch.cat([first_pi.weight, first_vf.weight]).split([w for w, _ in self.parts], 1)

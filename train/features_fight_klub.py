@@ -281,7 +281,10 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
                              self.fight[1:](fight_cards), states, characters, x.index_select(1, self.rest),
                              rotate_answer, slot_answer.reshape(b, -1)], 1)
         slots = torch.cat([mine, slot_answer], 2)
-        return torch.cat([context, slots.reshape(b, -1)], 1)
+        out = torch.cat([context, slots.reshape(b, -1)], 1)
+        if x.requires_grad:  # a gradient with respect to the observation is asked for (a saliency map, say):
+            out.observation_grad = True  # the nets must not treat its parameter-free blocks as constants
+        return out
 
 
 def _mlp(inputs: int, layers: list[int], activation: type[nn.Module]) -> nn.Sequential:
@@ -318,8 +321,10 @@ class _PointerNets(nn.Module):
         gradient for them, which nothing would read, and of those only the columns nonzero somewhere in
         the batch enter the product. The features are taken apart with one ``split``:
         slicing them three times made the backward pass fill three zero tensors of their full size."""
-        if not torch.is_grad_enabled():  # acting (the rollouts): nothing to save in the backward pass, and
-            # the two products over the whole context cost less than the parts' extra calls at that size
+        if not torch.is_grad_enabled() or getattr(features, "observation_grad", False):
+            # acting (the rollouts): nothing to save in the backward pass, and the two products over the whole
+            # context cost less than the parts' extra calls at that size; or the observation's own gradient is
+            # wanted, which reaches it through the blocks detached below too
             return self.forward_actor(features), self.forward_critic(features)
         parts = features.split([*(w for w, _ in self.parts), features.shape[1] - self.context_dim], 1)
         first_pi, first_vf = self.policy_net[0], self.value_net[0]

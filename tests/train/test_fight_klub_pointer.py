@@ -209,6 +209,27 @@ def test_the_training_forward_matches_the_actor_and_critic_with_the_same_gradien
     assert at == nets.context_dim
 
 
+def test_the_observations_gradient_is_whole_when_it_is_asked_for(decisions) -> None:
+    """With observations that require a gradient (a saliency map), the nets do not detach the parameter-free
+    blocks: the observation's gradient is the one ``forward_actor`` and ``forward_critic`` give."""
+    torch.manual_seed(6)
+    policy = FightKlubPointerPolicy(SPACE, spaces.Discrete(NUM_ACTIONS), lambda _: 1e-3, net_arch=[32],
+                                    features_extractor_class=FightKlubPointerExtractor)
+    nets = policy.mlp_extractor
+
+    def saliency(fused: bool) -> torch.Tensor:
+        obs = torch.as_tensor(decisions[0][:64]).clone().requires_grad_(True)
+        features = policy.extract_features(obs)
+        actor, critic = nets(features) if fused else (nets.forward_actor(features), nets.forward_critic(features))
+        (policy.action_net(actor).logsumexp(1).sum() + policy.value_net(critic).sum()).backward()
+        return obs.grad
+
+    want, got = saliency(False), saliency(True)
+    rest = torch.as_tensor(K["rest"])
+    assert want[:, rest].abs().sum() > 0  # the table numbers and piles have a gradient of their own
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-7)
+
+
 def test_the_fight_cards_embed_as_the_dense_network_over_all_six(decisions) -> None:
     """The six Fight cards are embedded block by block from views of the observation: the same numbers as
     the fight network over the six 940-number rows gathered."""

@@ -40,7 +40,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistrib
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
-from fight_envs.train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer
+from fight_envs.train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer, nonzero_columns
 
 PREPARE_CHUNK = 4096
 """Rows per call of an extractor's ``prepare`` in the update (its intermediates grow with the rows)."""
@@ -114,7 +114,7 @@ class FastMaskablePPO(MaskablePPO):
             chunks = [extractor.prepare(observations[i:i + PREPARE_CHUNK])
                       for i in range(0, observations.shape[0], PREPARE_CHUNK)]
             prepared = [th.cat(parts).index_select(0, order) for parts in zip(*chunks)]
-            columns = th.nonzero((observations != 0).any(dim=0)).squeeze(1)  # NaN != 0: a NaN column stays
+            columns = nonzero_columns(observations)
             gathered = observations.index_select(1, columns).index_select(0, order)
         canvas = th.zeros((self.batch_size, observations.shape[1]), dtype=gathered.dtype, device=gathered.device)
 

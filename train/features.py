@@ -310,6 +310,11 @@ SPARSE_FRACTION = 0.8
 """The first layers skip the all-zero feature columns of a batch when at most this share is nonzero."""
 
 
+def nonzero_columns(x: torch.Tensor) -> torch.Tensor:
+    """The indices of the columns of ``x`` (rows, columns) nonzero in some row; a NaN counts as nonzero."""
+    return torch.nonzero((x != 0).any(dim=0)).squeeze(1)
+
+
 def masked_log_probs(logits: torch.Tensor, masks: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """(bool masks, normalised masked log-probabilities) of ``MaskableCategorical(logits, masks)``.
 
@@ -363,7 +368,7 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
 
     def nonzero_columns(self, features: torch.Tensor) -> torch.Tensor | None:
         """The feature columns nonzero somewhere in ``features``, or None when over ``SPARSE_FRACTION`` are."""
-        columns = torch.nonzero(features.abs().sum(dim=0) != 0).squeeze(1)  # NaN != 0: a NaN column stays
+        columns = nonzero_columns(features)
         return columns if columns.numel() <= SPARSE_FRACTION * features.shape[1] else None
 
     def latents(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -493,7 +498,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
 
 
 # The Fight Klub pointer network lives in its own module, which builds on FastMaskablePolicy above
-# (imported here, at the end, so that the name it imports from this module already exists).
+# (imported here, at the end, so that the names it imports from this module already exist).
 from fight_envs.train.features_fight_klub import FightKlubPointerExtractor, FightKlubPointerPolicy  # noqa: E402
 
 FEATURES["fight_klub_pointer"] = FightKlubPointerExtractor

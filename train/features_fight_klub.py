@@ -36,7 +36,7 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from fight_envs.train.features import FastMaskablePolicy
+from fight_envs.train.features import FastMaskablePolicy, nonzero_columns
 
 
 def _layout() -> dict[str, Any]:
@@ -306,7 +306,6 @@ class _PointerNets(nn.Module):
             raise ValueError("fight_klub_pointer needs at least one policy and one value layer in net_arch")
         self.context_dim = context_dim
         self.parts = _context_parts()
-        assert sum(w for w, _ in self.parts) == context_dim
         self.policy_net = _mlp(context_dim, list(pi), activation)
         self.value_net = _mlp(context_dim, list(vf), activation)
         self.hidden = int(pi[-1])
@@ -335,7 +334,7 @@ class _PointerNets(nn.Module):
                 # a parameter-free block's columns that are zero in every row add nothing (and their
                 # weights' gradient is zero): the product runs over the others, about 40% of them
                 part = part.detach()
-                columns = torch.nonzero((part != 0).any(dim=0)).squeeze(1)  # NaN != 0: a NaN column stays
+                columns = nonzero_columns(part)
                 part, weight = part.index_select(1, columns), weight.index_select(1, columns)
             hidden = torch.addmm(hidden, part, weight.t())
         latent_pi, latent_vf = hidden.split([first_pi.out_features, first_vf.out_features], 1)

@@ -17,6 +17,12 @@ caller passes ``trust=True`` (``--trust-checkpoint`` on the command line), and t
 before any byte of it is unpickled; :func:`convert_checkpoint` turns a trusted one into the
 data-only format. See ``docs/security.md``.
 
+An **ensemble** (:func:`save_ensemble`, ``fight-envs ensemble``) is one such zip holding several
+policies of the same env, each under ``member_<k>/`` (its own policy header and weights), with
+``fight_envs_ensemble.json`` listing them: it plays as one agent (:class:`EnsembleAgent`, the mean of
+the members' logits) wherever a checkpoint path is taken, but it is not one network, so a warm start,
+a resume or a weight average refuses it with a message naming its members.
+
 :func:`load_checkpoint_agent` reads both files and refuses, with a message naming the difference, a
 missing file, a file that is not a checkpoint, a checkpoint of another game, or one whose
 observation shape or action count no longer matches the game's env.
@@ -59,6 +65,10 @@ POLICY_ENTRY = "fight_envs_policy.json"
 WEIGHTS_ENTRY = "policy.pt"
 OPTIMIZER_ENTRY = "optimizer.pt"
 TRAINING_ENTRY = "training.json"
+ENSEMBLE_FORMAT = "fight-envs-ensemble"
+ENSEMBLE_FORMAT_VERSION = 1
+ENSEMBLE_ENTRY = "fight_envs_ensemble.json"
+MAX_MEMBERS = 16
 POLICY_SPEC_FIELDS = ("class", "net_arch", "activation", "features", "ortho_init", "share_features_extractor",
                       "normalize_images", "optimizer", "optimizer_kwargs", "observation_shape", "observation_low",
                       "observation_high", "num_actions")
@@ -414,19 +424,117 @@ def _entry(z: zipfile.ZipFile, name: str, path: Path) -> bytes:
 
 
 def checkpoint_kind(path: str | Path) -> str:
-    """``"data"`` for a data-only checkpoint, ``"pickle"`` for an SB3 zip (its ``data`` is pickled);
-    CheckpointError for anything else."""
+    """``"data"`` for a data-only checkpoint, ``"ensemble"`` for a data-only ensemble of policies,
+    ``"pickle"`` for an SB3 zip (its ``data`` is pickled); CheckpointError for anything else."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path} is not a file; pass the checkpoint's .zip (for a run: runs/<name>/final.zip)")
     with _open_zip(path) as z:
         names = set(z.namelist())
+    if ENSEMBLE_ENTRY in names:
+        return "ensemble"
     if POLICY_ENTRY in names:
         return "data"
     if "data" in names:
         return "pickle"
     raise CheckpointError(f"{path} is not a checkpoint: a zip with {POLICY_ENTRY} and {WEIGHTS_ENTRY} "
                           "(fight-envs' data-only format) or an SB3 model zip was expected")
+
+
+def ensemble_error(path: Path, why: str) -> CheckpointError:
+    """The refusal of an ensemble where one policy is needed (a warm start, a resume, a weight average)."""
+    try:
+        labels = ", ".join(str(m.get("label")) for m in read_metadata(path).get("ensemble", []))
+    except CheckpointError:
+        labels = "see its sidecar"
+    return CheckpointError(
+        f"{path} is an ensemble of policies (fight-envs ensemble; members: {labels}): it plays as one agent "
+        f"(make_agent, load_checkpoint_agent, or any command that takes a checkpoint), but {why}: use one of "
+        "the checkpoints it was built from"
+    )
+
+
+def _ensemble_members(path: Path) -> list[str]:
+    """The member folders (``member_<k>/``) an ensemble zip lists in ``fight_envs_ensemble.json``, checked."""
+    with _open_zip(path) as z:
+        header = _parse_json(_entry(z, ENSEMBLE_ENTRY, path), f"{path}:{ENSEMBLE_ENTRY}")
+    if not isinstance(header, dict) or header.get("format") != ENSEMBLE_FORMAT:
+        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} is not a fight-envs ensemble header (format {ENSEMBLE_FORMAT!r})")
+    version = header.get("format_version")
+    if not _small_int(version, 1, ENSEMBLE_FORMAT_VERSION):
+        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} has format_version {version!r}; this fight-envs reads "
+                              f"1..{ENSEMBLE_FORMAT_VERSION}")
+    n = header.get("members")
+    if not _small_int(n, 2, MAX_MEMBERS):
+        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} 'members' must be an integer from 2 to {MAX_MEMBERS}, got {n!r}")
+    if header.get("combine") != "mean_logits":
+        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} 'combine' must be 'mean_logits', got {header.get('combine')!r}")
+    return [f"member_{k}/" for k in range(n)]
+
+
+def save_ensemble(members: list[str | Path], path: str | Path, label: str | None = None) -> Path:
+    """Write the data-only checkpoints ``members`` (2 to ``MAX_MEMBERS`` policies of the same env: game,
+    player counts, env options, observation shape and action count) as one ensemble checkpoint at
+    ``path`` with its sidecar, atomically. Each member is loaded first (so a damaged or pickled one is
+    refused before anything is written) and stored as it is, without its optimizer state.
+
+    The sidecar is the first member's env fields plus ``label`` (default ``ensemble(<labels>)``),
+    ``num_timesteps`` (the members' sum, what training the ensemble took, when every member has one) and
+    ``ensemble``: per member its label, run, steps and file name."""
+    path = Path(path)
+    members = [Path(m) for m in members]
+    if not 2 <= len(members) <= MAX_MEMBERS:
+        raise CheckpointError(f"an ensemble takes 2 to {MAX_MEMBERS} checkpoints, got {len(members)}")
+    metas: list[dict[str, Any]] = []
+    for m in members:
+        if not m.is_file():
+            raise CheckpointError(f"ensemble member {m} is not a file (a data-only checkpoint .zip was expected)")
+        kind = checkpoint_kind(m)
+        if kind == "ensemble":
+            raise CheckpointError(f"ensemble member {m} is itself an ensemble; give the checkpoints it was built from")
+        if kind != "data":
+            raise CheckpointError(f"ensemble member {m} is a pickled SB3 checkpoint; convert it first "
+                                  "(fight_envs.agents.checkpoint.convert_checkpoint)")
+        load_policy(m)  # the weights fit the network they name: refused here, not when the ensemble is played
+        metas.append(read_metadata(m))
+    for m, meta in zip(members[1:], metas[1:]):
+        for key in ("game", "env", "num_players", "env_options", "observation_shape", "num_actions"):
+            if meta[key] != metas[0][key]:
+                raise CheckpointError(f"ensemble members must share the env: {members[0]} has {key}={metas[0][key]!r}, "
+                                      f"{m} has {key}={meta[key]!r}")
+    entries: dict[str, bytes] = {ENSEMBLE_ENTRY: json.dumps(
+        {"format": ENSEMBLE_FORMAT, "format_version": ENSEMBLE_FORMAT_VERSION, "members": len(members),
+         "combine": "mean_logits"}, indent=1).encode()}
+    for k, m in enumerate(members):
+        with _open_zip(m) as z:
+            for name in (POLICY_ENTRY, WEIGHTS_ENTRY):
+                entries[f"member_{k}/{name}"] = _entry(z, name, m)
+    labels = [str(meta.get("label") or m.stem) for m, meta in zip(members, metas)]
+    steps = [meta.get("num_timesteps") for meta in metas]
+    metadata = {key: metas[0][key] for key in REQUIRED_METADATA}
+    if all(isinstance(t, int) and not isinstance(t, bool) for t in steps):
+        metadata["num_timesteps"] = sum(steps)  # type: ignore[arg-type]
+    metadata.update(
+        label=label or f"ensemble({'+'.join(labels)})",
+        ensemble=[{"label": lab, "run": meta.get("run"), "num_timesteps": meta.get("num_timesteps"), "file": m.name}
+                  for lab, meta, m in zip(labels, metas, members)],
+    )
+    if "algo" in metas[0]:
+        metadata["algo"] = metas[0]["algo"]
+    atomic_write(path, _zip_bytes(entries))
+    write_metadata(path, metadata)
+    return path
+
+
+def load_ensemble(path: str | Path, device: str = "cpu") -> tuple[list[Any], dict[str, Any]]:
+    """An ensemble checkpoint's member policies (in eval mode, data-only: nothing is unpickled) and its sidecar."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint at {path} (expected a .zip written by fight-envs)")
+    if checkpoint_kind(path) != "ensemble":
+        raise CheckpointError(f"{path} is a single policy's checkpoint, not an ensemble (load it with load_policy)")
+    meta = read_metadata(path)
+    return [_read_data_checkpoint(path, device, prefix=prefix)[0] for prefix in _ensemble_members(path)], meta
 
 
 def untrusted_error(path: Path) -> CheckpointError:
@@ -438,16 +546,19 @@ def untrusted_error(path: Path) -> CheckpointError:
     )
 
 
-def _read_data_checkpoint(path: Path, device: str, with_training: bool = False) -> tuple[Any, dict[str, Any], Any, Any]:
+def _read_data_checkpoint(path: Path, device: str, with_training: bool = False,
+                          prefix: str = "") -> tuple[Any, dict[str, Any], Any, Any]:
+    """A data-only policy (in eval mode) and its header's description; ``prefix``: an ensemble member's folder."""
+    header_entry, weights_entry = prefix + POLICY_ENTRY, prefix + WEIGHTS_ENTRY
     with _open_zip(path) as z:
-        header = _parse_json(_entry(z, POLICY_ENTRY, path), f"{path}:{POLICY_ENTRY}")
+        header = _parse_json(_entry(z, header_entry, path), f"{path}:{header_entry}")
         if not isinstance(header, dict) or header.get("format") != POLICY_FORMAT:
-            raise CheckpointError(f"{path}: {POLICY_ENTRY} is not a fight-envs policy header (format {POLICY_FORMAT!r})")
+            raise CheckpointError(f"{path}: {header_entry} is not a fight-envs policy header (format {POLICY_FORMAT!r})")
         version = header.get("format_version")
         if not _small_int(version, 1, POLICY_FORMAT_VERSION):
-            raise CheckpointError(f"{path}: {POLICY_ENTRY} has format_version {version!r}; this fight-envs reads 1..{POLICY_FORMAT_VERSION}")
+            raise CheckpointError(f"{path}: {header_entry} has format_version {version!r}; this fight-envs reads 1..{POLICY_FORMAT_VERSION}")
         policy = build_policy(header.get("policy"), path, device)
-        state = _load_tensors(_entry(z, WEIGHTS_ENTRY, path), f"{path}:{WEIGHTS_ENTRY}", device)
+        state = _load_tensors(_entry(z, weights_entry, path), f"{path}:{weights_entry}", device)
         optimizer = training = None
         if with_training:
             names = set(z.namelist())
@@ -461,7 +572,7 @@ def _read_data_checkpoint(path: Path, device: str, with_training: bool = False) 
     import torch
 
     if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
-        raise CheckpointError(f"{path}: {WEIGHTS_ENTRY} must hold a mapping of parameter names to tensors")
+        raise CheckpointError(f"{path}: {prefix}{WEIGHTS_ENTRY} must hold a mapping of parameter names to tensors")
     try:
         policy.load_state_dict(state)
     except (RuntimeError, ValueError, TypeError) as e:
@@ -485,6 +596,8 @@ def load_policy(path: str | Path, device: str = "cpu", trust: bool = False) -> t
     kind = checkpoint_kind(path)
     if kind == "pickle" and not trust:
         raise untrusted_error(path)  # before anything else of the file is read
+    if kind == "ensemble":
+        raise ensemble_error(path, "load_policy reads one policy")
     meta = read_metadata(path)
     if kind == "data":
         policy, _, _, _ = _read_data_checkpoint(path, device)
@@ -496,7 +609,10 @@ def load_training_state(path: str | Path, device: str = "cpu") -> tuple[Any, Any
     """A data-only training checkpoint's (policy, optimizer state dict, counters); CheckpointError if
     it is damaged, policy-only or pickled."""
     path = Path(path)
-    if checkpoint_kind(path) != "data":
+    kind = checkpoint_kind(path)
+    if kind == "ensemble":
+        raise ensemble_error(path, "a resume needs one training checkpoint")
+    if kind != "data":
         raise untrusted_error(path)
     policy, _, optimizer, training = _read_data_checkpoint(path, device, with_training=True)
     return policy, optimizer, training
@@ -718,6 +834,32 @@ class PolicyAgent(Agent):
         return {**super().describe(), "deterministic": self.deterministic, "checkpoint": self.metadata}
 
 
+class EnsembleAgent(PolicyAgent):
+    """Plays several policies of one env as one: their logits averaged (a product of experts: the
+    masked softmax of the mean logits is the members' distributions multiplied and renormalised), then
+    the most likely legal action, or a sample (``deterministic=False``, from the agent's own generator).
+    ``policy`` is the first member's (what code that reads one network, such as its spaces, sees)."""
+
+    def __init__(self, members: list[PolicyAgent], deterministic: bool = True, name: str | None = None,
+                 seed: int | None = None, metadata: dict[str, Any] | None = None) -> None:
+        if len(members) < 2:
+            raise ValueError(f"an ensemble plays 2 or more policies, got {len(members)}")
+        super().__init__(members[0].policy, deterministic=deterministic, name=name, seed=seed, metadata=metadata,
+                         use_numpy=False)
+        self.members = list(members)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The members' unmasked logits, averaged."""
+        obs = np.asarray(observations, dtype=np.float32)
+        total = self.members[0].logits(obs)
+        for member in self.members[1:]:
+            total = total + member.logits(obs)
+        return total / len(self.members)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "members": len(self.members)}
+
+
 def load_checkpoint_agent(
     path: str | Path,
     device: str = "cpu",
@@ -737,6 +879,13 @@ def load_checkpoint_agent(
     env gives today. ``deterministic=False`` samples from the masked policy.
     """
     path = Path(path)
+    if path.is_file() and checkpoint_kind(path) == "ensemble":
+        policies, meta = load_ensemble(path, device=device)
+        for policy in policies:
+            check_checkpoint(policy, meta, path, game)
+        label = name or meta.get("label") or path.stem
+        return EnsembleAgent([PolicyAgent(p, deterministic=deterministic, metadata=meta) for p in policies],
+                             deterministic=deterministic, name=label, seed=seed, metadata=meta)
     policy, meta = load_policy(path, device=device, trust=trust)
     check_checkpoint(policy, meta, path, game)
     label = name or meta.get("label") or path.stem  # training writes "<run>@<timesteps>" as the label

@@ -397,6 +397,31 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ensemble(args: argparse.Namespace) -> int:
+    """Join trained checkpoints of one env into an ensemble checkpoint (``agents.checkpoint.save_ensemble``)."""
+    from fight_envs.agents.checkpoint import read_metadata, save_ensemble
+
+    out = Path(args.out)
+    if out.suffix != ".zip":
+        raise CLIError(f"the ensemble's file must end in .zip (a checkpoint), got {args.out!r}")
+    members = [_member_path(m) for m in args.members]
+    save_ensemble(members, out, label=args.label)
+    meta = read_metadata(out)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) and its sidecar: {meta['label']}, "
+          f"{len(members)} policies of {meta['env']} (their logits averaged)")
+    return 0
+
+
+def _member_path(spec: str) -> Path:
+    """An ensemble member: a checkpoint file, or a run folder's final.zip."""
+    path = Path(spec)
+    if path.is_dir():
+        path = path / "final.zip"
+    if not path.is_file():
+        raise CLIError(f"no checkpoint at {spec!r} (give a .zip, or a run folder holding final.zip)")
+    return path
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     from fight_envs.agents.tournament import round_robin
 
@@ -511,6 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
     trust_flag(p)
     add_save_records_argument(p)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("ensemble", help="join trained checkpoints of one env into one agent (their logits averaged)")
+    p.add_argument("out", help="the ensemble checkpoint to write (.zip; its .json sidecar beside it)")
+    p.add_argument("members", nargs="+", help="two or more data-only checkpoints (.zip) or run folders (their final.zip)")
+    p.add_argument("--label", default=None, help="the ensemble's name in tables (default: ensemble(<member labels>))")
+    p.set_defaults(func=cmd_ensemble)
 
     p = sub.add_parser("tournament", help="round robin with Elo ratings and their uncertainty")
     p.add_argument("agents", nargs="*", help="agent specs (default: the game's baselines)")

@@ -17,8 +17,9 @@ Adam steps, ``target_kl`` early stop and logger keys and values. It differs only
   already computed for the loss, outside autograd.
 * The parameter list for gradient clipping is built once per update, not once per minibatch.
 * An extractor with parameters that offers ``prepare`` (``fight_klub_pointer``: its answer
-  features) runs per minibatch, as it must, but its ``prepare`` runs once per rollout, and each
-  minibatch's observations are rebuilt from the rollout's nonzero columns
+  features, and each card slot's index among the distinct cards, so that a minibatch embeds each
+  distinct card once) runs per minibatch, as it must, but its ``prepare`` runs once per rollout, and
+  each minibatch's observations are rebuilt from the rollout's nonzero columns
   (:meth:`FastMaskablePPO._prepared_evaluator`).
 
 With ``target_kl`` set, the KL estimate is read every minibatch (as the stock code must, to stop).
@@ -105,7 +106,8 @@ class FastMaskablePPO(MaskablePPO):
         about 2,500 of 20,274). Per minibatch, its observations are rebuilt exactly in a buffer
         whose other columns stay zero, which costs a tenth of gathering the whole rows of a fresh
         tensor; the extractor then runs with its prepared rows. The features are those of the stock
-        ``extract_features``, bit for bit; the rest is :meth:`FastMaskablePolicy.evaluate_latents`."""
+        ``extract_features`` (``fight_klub_pointer``'s card embeddings, computed once per distinct card
+        and gathered, to float32 rounding); the rest is :meth:`FastMaskablePolicy.evaluate_latents`."""
         policy: FastMaskablePolicy = self.policy  # type: ignore[assignment]
         extractor = policy.features_extractor
         order = self.rollout_buffer.obs_index  # type: ignore[attr-defined]

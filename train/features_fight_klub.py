@@ -210,6 +210,54 @@ def _context_dim() -> int:
     return sum(width for width, _ in _context_parts())
 
 
+MAX_DISTINCT_ROWS = 4096
+"""Distinct card rows (support cards, Fight cards) an extractor's registry holds (:class:`_RowRegistry`);
+past it, a prepared chunk's cards are embedded row by row, as without ``prepare``."""
+
+
+class _RowRegistry:
+    """The distinct card rows ``prepare`` has met, each with a lasting index (append-only; rows equal
+    byte for byte share one). A rollout holds few distinct cards (about 50 support-card rows among the
+    6,000 of a 1,024-row minibatch's hands), so the update embeds each once and gathers the embeddings,
+    instead of running the card networks on every slot. Not saved with the model: rebuilt by ``prepare``."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.index: dict[bytes, int] = {}
+        self.table = torch.zeros((0, width))
+        self._probe = np.random.default_rng(width).uniform(1.0, 2.0, width)  # a projection that groups rows fast
+
+    def ids(self, rows: np.ndarray) -> np.ndarray | None:
+        """The index of each row of ``rows`` ``(n, width)``, float32, registering new ones; None (nothing
+        registered) when they would take the registry past ``MAX_DISTINCT_ROWS``."""
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        # rows grouped by one number each (a sort of n numbers, not of n rows), kept only if every row
+        # equals its group's first byte for byte; else (two rows with one number, or a NaN) by their bytes
+        _, first, inverse = np.unique(rows.astype(np.float64) @ self._probe, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        if not (rows.view(np.int32) == rows.view(np.int32)[first][inverse]).all():
+            keys = rows.view(np.dtype((np.void, 4 * self.width))).ravel()
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            inverse = inverse.ravel()
+        # equal rows may still fall in two groups (a product's rounding can differ from row to row), so
+        # the bytes decide: one index per distinct row, the table's row of that number
+        distinct = [rows[i].tobytes() for i in first]
+        if len(self.index) + len({key for key in distinct if key not in self.index}) > MAX_DISTINCT_ROWS:
+            return None
+        found, added = [], []
+        for k, key in enumerate(distinct):
+            i = self.index.get(key)
+            if i is None:
+                i = self.index[key] = len(self.index)
+                added.append(first[k])
+            found.append(i)
+        if added:
+            self.table = torch.cat([self.table, torch.from_numpy(rows[added])])
+        return np.asarray(found, dtype=np.int64)[inverse]
+
+
 class FightKlubPointerExtractor(BaseFeaturesExtractor):
     """The Fight Klub observation as a context vector and the 24 action slots (module docstring).
 
@@ -231,21 +279,48 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         self.fight = nn.Sequential(nn.Linear(K["fight_card"], FIGHT_EMBED), nn.ReLU())
         self.character = nn.Sequential(nn.Linear(K["character"], CHARACTER_EMBED), nn.ReLU())
         self.register_buffer("rest", torch.as_tensor(K["rest"]), persistent=False)
+        self._cards = _RowRegistry(K["support"] + 1)  # a hand card's row with a zero "used" flag appended
+        self._fights = _RowRegistry(K["fight_card"])
 
-    def prepare(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def prepare(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """What :meth:`forward` computes from the observations alone, without parameters: the answer
-        features. The PPO update (``fight_envs.train.fast_ppo``) computes them once per rollout and
-        hands each minibatch its rows, instead of once per minibatch and epoch."""
+        features, and each card slot's row in the registries of distinct rows (``(b, 32 + 6)``: the
+        hand, both support areas, -1 where empty; then the six Fight cards; all -1 when a registry is
+        full). The PPO update (``fight_envs.train.fast_ppo``) computes them once per rollout and hands
+        each minibatch its rows, instead of once per minibatch and epoch; with the indices, the
+        forward pass embeds each distinct card once and gathers (the same numbers, summed in
+        another order in the gradient)."""
         with torch.no_grad():
-            return answer_features(x)
+            slot_answer, rotate_answer = answer_features(x)
+            return slot_answer, rotate_answer, self._row_ids(x)
+
+    def _row_ids(self, x: torch.Tensor) -> torch.Tensor:
+        b, ssz, n_hand, n_sup, fc = x.shape[0], K["support"], K["max_hand"], K["max_support"], K["fight_card"]
+        obs = x.detach().cpu().numpy()
+        hand = obs[:, K["hand"]].reshape(b, n_hand, ssz)
+        areas = obs[:, K["support_me"].start:K["support_opp"].stop].reshape(b, 2 * n_sup, ssz + 1)
+        cards = np.full((b, n_hand + 2 * n_sup), -1, dtype=np.int64)
+        in_hand, in_area = hand[..., :4].sum(-1) > 0, areas[..., :4].sum(-1) > 0  # as _present reads them
+        rows = np.zeros((int(in_hand.sum()) + int(in_area.sum()), ssz + 1), dtype=np.float32)
+        rows[:int(in_hand.sum()), :ssz] = hand[in_hand]
+        rows[int(in_hand.sum()):] = areas[in_area]
+        fights = obs[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])[:, :, :2 * fc].reshape(-1, fc)
+        card_ids, fight_ids = self._cards.ids(rows), self._fights.ids(fights)
+        if card_ids is None or fight_ids is None:
+            return torch.full((b, cards.shape[1] + 2 * K["fights"]), -1, dtype=torch.long, device=x.device)
+        cards[:, :n_hand][in_hand] = card_ids[:int(in_hand.sum())]
+        cards[:, n_hand:][in_area] = card_ids[int(in_hand.sum()):]
+        ids = np.concatenate([cards, fight_ids.reshape(b, 2 * K["fights"])], 1)
+        return torch.from_numpy(ids).to(x.device)
 
     def forward(self, x: torch.Tensor, slot_answer: torch.Tensor | None = None,
-                rotate_answer: torch.Tensor | None = None) -> torch.Tensor:
-        """The features of observations ``x``; ``slot_answer`` and ``rotate_answer``, when given, are
-        :meth:`prepare` of these same rows."""
+                rotate_answer: torch.Tensor | None = None, row_ids: torch.Tensor | None = None) -> torch.Tensor:
+        """The features of observations ``x``; ``slot_answer``, ``rotate_answer`` and ``row_ids``, when
+        given, are :meth:`prepare` of these same rows."""
         b, ssz, n_hand, n_sup = x.shape[0], K["support"], K["max_hand"], K["max_support"]
         if slot_answer is None or rotate_answer is None:
-            slot_answer, rotate_answer = self.prepare(x)
+            with torch.no_grad():
+                slot_answer, rotate_answer = answer_features(x)
         # the 40 card slots (my hand, my support area, the other's) embed with one card network over a
         # support card's row and its "used" flag; an empty slot embeds to zeros. Only the cards present
         # are gathered and embedded (about a third of the slots hold one; embedding every row was most of
@@ -258,11 +333,19 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         ia = _present(areas).reshape(-1).nonzero().squeeze(1)
         hb, hs = ih // n_hand, ih % n_hand
         ab, as_ = ia // (2 * n_sup), ia % (2 * n_sup)
-        first = self.card[0]
-        z = torch.cat([nn.functional.linear(hand[hb, hs], first.weight[:, :ssz], first.bias),
-                       nn.functional.linear(areas[ab, as_], first.weight, first.bias)], 0)
         where = torch.cat([hb * n_slots + hs, ab * n_slots + n_hand + as_])
-        emb = x.new_zeros(b * n_slots, SLOT_EMBED).index_copy(0, where, self.card[1:](z)).reshape(b, n_slots, SLOT_EMBED)
+        card_ids = None
+        if row_ids is not None:
+            card_ids = row_ids[:, :n_slots].reshape(-1).index_select(0, where)
+            if card_ids.numel() and int(card_ids.min()) < 0:
+                card_ids = None  # a registry was full when these rows were prepared: embedded row by row
+        if card_ids is not None:  # each distinct card embedded once, then gathered
+            present = self.card(self._cards.table.to(x)).index_select(0, card_ids)
+        else:
+            first = self.card[0]
+            present = self.card[1:](torch.cat([nn.functional.linear(hand[hb, hs], first.weight[:, :ssz], first.bias),
+                                               nn.functional.linear(areas[ab, as_], first.weight, first.bias)], 0))
+        emb = x.new_zeros(b * n_slots, SLOT_EMBED).index_copy(0, where, present).reshape(b, n_slots, SLOT_EMBED)
         # taken apart with ``split`` (its backward joins the pieces' gradients; each slice's would fill a
         # zero tensor of the whole)
         mine, theirs = emb.split([n_hand + n_sup, n_sup], 1)
@@ -274,8 +357,12 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         # each block is a strided view of x that the product reads in place (taking the six as one
         # tensor copied every card's 940 numbers first)
         at, size, linear = K["fights_at"].start, K["fight_size"], self.fight[0]
-        fight_cards = torch.cat([linear(x[:, at + i * size + j * fc:at + i * size + (j + 1) * fc])
-                                 for i in range(K["fights"]) for j in (0, 1)], 1)
+        fight_ids = None if row_ids is None else row_ids[:, n_slots:]
+        if fight_ids is not None and int(fight_ids.min()) >= 0:  # each distinct Fight card's product once
+            fight_cards = linear(self._fights.table.to(x)).index_select(0, fight_ids.reshape(-1)).reshape(b, -1)
+        else:
+            fight_cards = torch.cat([linear(x[:, at + i * size + j * fc:at + i * size + (j + 1) * fc])
+                                     for i in range(K["fights"]) for j in (0, 1)], 1)
         characters = self.character(x[:, K["characters"]].reshape(b, 2, K["character"])).reshape(b, -1)
         context = torch.cat([mine_hand.sum(1), mine_hand.max(1).values, mine_area.sum(1), theirs.sum(1),
                              self.fight[1:](fight_cards), states, characters, x.index_select(1, self.rest),

@@ -46,6 +46,7 @@ from fight_envs.agents.checkpoint import (
     CheckpointError,
     checkpoint_kind,
     checkpoint_metadata,
+    ensemble_error,
     load_policy,
     load_training_state,
     policy_spec,
@@ -421,12 +422,16 @@ def load_init_policy(config: Config, trust: bool = False) -> Any:
     name = str(config.init_from)
     path = _init_path(name)
     try:
+        # the sidecar's game first (a model of another game is refused as such, whatever its kind), then the policy
+        env_name = read_metadata(path).get("env")
+        if env_name != config.env.name:
+            raise ConfigError(f"init_from={name!r} was trained on {env_name!r}; the run's env.name is "
+                              f"{config.env.name!r} (a warm start needs the same game)")
+        if checkpoint_kind(path) == "ensemble":
+            raise ensemble_error(path, "a warm start needs one policy")
         policy, meta = load_policy(path, device=config.device, trust=trust)
     except (CheckpointError, FileNotFoundError) as e:
         raise ConfigError(f"init_from={name!r}: {e}") from None
-    if meta.get("env") != config.env.name:
-        raise ConfigError(f"init_from={name!r} was trained on {meta.get('env')!r}; the run's env.name is "
-                          f"{config.env.name!r} (a warm start needs the same game)")
     env = make(config.env.name, api="raw", **{**config.env.env_options(), "num_players": max(config.env.num_players)})
     space = env.observation_space(env.possible_agents[0])
     shape = tuple((space["observation"] if hasattr(space, "spaces") else space).shape)

@@ -258,3 +258,78 @@ def test_a_card_row_is_present_exactly_when_its_type_one_hot_is_set(decisions) -
     for block, width in ((obs[:, K["hand"]], ssz), (obs[:, K["support_me"].start:K["support_opp"].stop], ssz + 1)):
         rows = block.reshape(b, -1, width)
         torch.testing.assert_close(_present(rows), rows.abs().sum(-1) > 0)
+
+
+def test_prepared_row_indices_embed_each_distinct_card_once_with_the_same_numbers_and_gradients(decisions) -> None:
+    """``prepare``'s indices into the registries of distinct rows: a slot's index names a row equal to its
+    own byte for byte (hand rows with a zero "used" flag), equal rows share one, empty slots read -1; the
+    extractor then embeds each distinct card once and gathers: the features and every parameter's
+    gradient are the row-by-row ones."""
+    obs = torch.as_tensor(decisions[0][:512])
+    torch.manual_seed(7)
+    policy = FightKlubPointerPolicy(SPACE, spaces.Discrete(NUM_ACTIONS), lambda _: 1e-3, net_arch=[64, 32],
+                                    features_extractor_class=FightKlubPointerExtractor)
+    ex = policy.features_extractor
+    first, second = ex.prepare(obs[:256]), ex.prepare(obs[256:])  # two chunks: one lasting numbering
+    ids = torch.cat([first[2], second[2]])
+    b, ssz, n_hand, n_slots, fc = obs.shape[0], K["support"], K["max_hand"], K["slots"] + K["max_support"], K["fight_card"]
+    hand = torch.cat([obs[:, K["hand"]].reshape(b, n_hand, ssz), obs.new_zeros(b, n_hand, 1)], 2)
+    areas = obs[:, K["support_me"].start:K["support_opp"].stop].reshape(b, -1, ssz + 1)
+    rows = torch.cat([hand, areas], 1)
+    present = rows.abs().sum(-1) > 0
+    card_ids = ids[:, :n_slots]
+    assert ((card_ids >= 0) == present).all()
+    assert torch.equal(ex._cards.table[card_ids[present]], rows[present])
+    fights = obs[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])[:, :, :2 * fc].reshape(b, -1, fc)
+    assert torch.equal(ex._fights.table[ids[:, n_slots:]], fights)
+    assert len(ex._cards.index) == ex._cards.table.shape[0] < int(present.sum()) // 10  # few distinct cards
+    assert torch.unique(ex._cards.table, dim=0).shape[0] == ex._cards.table.shape[0]  # each row once
+
+    answers = [torch.cat([first[k], second[k]]) for k in range(2)]
+
+    def run(row_ids: torch.Tensor | None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        policy.zero_grad()
+        features = ex(obs, *answers, row_ids)
+        actor, critic = policy.mlp_extractor(features)
+        (policy.action_net(actor).logsumexp(1).sum() + 0.7 * policy.value_net(critic).sum()).backward()
+        return features.detach(), {n: q.grad.clone() for n, q in policy.named_parameters()}
+
+    f0, g0 = run(None)
+    f1, g1 = run(ids)
+    torch.testing.assert_close(f1, f0, rtol=1e-6, atol=1e-6)
+    for name in g0:  # summed in another order: equal to float32 rounding of the gradient's own scale
+        scale = g0[name].abs().max().item()
+        torch.testing.assert_close(g1[name], g0[name], rtol=1e-4, atol=1e-6 * max(scale, 1.0), msg=name)
+    assert g1["features_extractor.card.0.weight"].abs().sum() > 0
+
+
+def test_the_row_registry_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are told apart by their bytes, whatever the projection that groups them (a probe that maps
+    every row to one number falls back to the bytes), -0.0 and 0.0 included; past ``MAX_DISTINCT_ROWS``
+    nothing is registered and the extractor embeds row by row."""
+    import fight_envs.train.features_fight_klub as fk
+
+    reg = fk._RowRegistry(3)
+    rows = np.array([[1, 2, 3], [0, 0, 0], [1, 2, 3], [-0.0, 0, 0], [3, 2, 1]], dtype=np.float32)
+    ids = reg.ids(rows)
+    assert [ids.tolist().index(i) for i in ids.tolist()] == [0, 1, 0, 3, 4]  # equal bytes, equal index
+    assert len(set(ids.tolist())) == 4 and reg.table.shape == (4, 3)
+    assert torch.equal(reg.table[torch.as_tensor(ids)], torch.as_tensor(rows))
+    reg.ids(np.array([[1, 2, 3]], dtype=np.float32))
+    assert reg.table.shape == (4, 3)  # met before: nothing added
+    flat = fk._RowRegistry(3)
+    flat._probe = np.zeros(3)  # every row one number: grouped by bytes instead
+    got = flat.ids(rows)
+    assert [got.tolist().index(i) for i in got.tolist()] == [0, 1, 0, 3, 4]
+    assert torch.equal(flat.table[torch.as_tensor(got)], torch.as_tensor(rows))
+
+    monkeypatch.setattr(fk, "MAX_DISTINCT_ROWS", 4)
+    full = fk._RowRegistry(3)
+    assert full.ids(rows) is not None
+    assert full.ids(np.array([[9, 9, 9]], dtype=np.float32)) is None and full.table.shape == (4, 3)
+    ex = FightKlubPointerExtractor(SPACE)
+    obs = torch.as_tensor(random_play_observations("fight_klub_v0", 40, seed=2))
+    with torch.no_grad():
+        prepared = ex.prepare(obs)
+        assert (prepared[2] == -1).all()  # more than 4 distinct cards: no indices
+        assert torch.equal(ex(obs, *prepared), ex(obs))

@@ -335,6 +335,8 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         ab, as_ = ia // (2 * n_sup), ia % (2 * n_sup)
         where = torch.cat([hb * n_slots + hs, ab * n_slots + n_hand + as_])
         card_ids = None
+        if x.requires_grad:  # the observation's own gradient (a saliency map) runs through every card row
+            row_ids = None
         if row_ids is not None:
             card_ids = row_ids[:, :n_slots].reshape(-1).index_select(0, where)
             if card_ids.numel() and int(card_ids.min()) < 0:

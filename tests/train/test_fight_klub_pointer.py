@@ -301,6 +301,14 @@ def test_prepared_row_indices_embed_each_distinct_card_once_with_the_same_number
         scale = g0[name].abs().max().item()
         torch.testing.assert_close(g1[name], g0[name], rtol=1e-4, atol=1e-6 * max(scale, 1.0), msg=name)
     assert g1["features_extractor.card.0.weight"].abs().sum() > 0
+    # an observation that asks for its own gradient gets it whole, indices or not
+    grads = []
+    for ids_given in (None, ids):
+        leaf = obs[:64].clone().requires_grad_(True)
+        ex(leaf, *(a[:64] for a in answers), None if ids_given is None else ids_given[:64]).sum().backward()
+        grads.append(leaf.grad)
+    assert grads[0][:, K["hand"]].abs().sum() > 0
+    torch.testing.assert_close(grads[1], grads[0])
 
 
 def test_the_row_registry_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

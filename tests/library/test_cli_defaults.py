@@ -21,8 +21,9 @@ SLOW_DEFAULTS = {
     "results": ["results"],
 }
 QUICK_DEFAULTS = {"envs": ["envs"], "play": ["play"]}
-OTHER_VERBS = {"ladder", "ablate", "replay"}
-"""Verbs whose owners test them (tests/search, tests/drawing); they take a required argument."""
+OTHER_VERBS = {"ladder", "ablate", "replay", "ensemble"}
+"""Verbs whose owners test them (tests/search, tests/drawing, tests/train/test_ensemble_checkpoint.py); they
+take a required argument."""
 
 
 def verbs() -> set[str]:

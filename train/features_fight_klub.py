@@ -225,7 +225,7 @@ class _RowRegistry:
         self.width = width
         self.index: dict[bytes, int] = {}
         self.table = torch.zeros((0, width))
-        self._probe = np.random.default_rng(width).uniform(1.0, 2.0, width)  # a projection that groups rows fast
+        self._probe = np.random.default_rng(width).uniform(1.0, 2.0, width).astype(np.float32)  # groups rows fast
 
     def ids(self, rows: np.ndarray) -> np.ndarray | None:
         """The index of each row of ``rows`` ``(n, width)``, float32, registering new ones; None (nothing
@@ -235,7 +235,7 @@ class _RowRegistry:
             return np.zeros(0, dtype=np.int64)
         # rows grouped by one number each (a sort of n numbers, not of n rows), kept only if every row
         # equals its group's first byte for byte; else (two rows with one number, or a NaN) by their bytes
-        _, first, inverse = np.unique(rows.astype(np.float64) @ self._probe, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(rows @ self._probe, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
         if not (rows.view(np.int32) == rows.view(np.int32)[first][inverse]).all():
             keys = rows.view(np.dtype((np.void, 4 * self.width))).ravel()

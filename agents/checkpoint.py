@@ -457,13 +457,7 @@ def ensemble_error(path: Path, why: str) -> CheckpointError:
 def _ensemble_members(path: Path) -> list[str]:
     """The member folders (``member_<k>/``) an ensemble zip lists in ``fight_envs_ensemble.json``, checked."""
     with _open_zip(path) as z:
-        header = _parse_json(_entry(z, ENSEMBLE_ENTRY, path), f"{path}:{ENSEMBLE_ENTRY}")
-    if not isinstance(header, dict) or header.get("format") != ENSEMBLE_FORMAT:
-        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} is not a fight-envs ensemble header (format {ENSEMBLE_FORMAT!r})")
-    version = header.get("format_version")
-    if not _small_int(version, 1, ENSEMBLE_FORMAT_VERSION):
-        raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} has format_version {version!r}; this fight-envs reads "
-                              f"1..{ENSEMBLE_FORMAT_VERSION}")
+        header = _header(z, ENSEMBLE_ENTRY, path, ENSEMBLE_FORMAT, ENSEMBLE_FORMAT_VERSION, "ensemble")
     n = header.get("members")
     if not _small_int(n, 2, MAX_MEMBERS):
         raise CheckpointError(f"{path}: {ENSEMBLE_ENTRY} 'members' must be an integer from 2 to {MAX_MEMBERS}, got {n!r}")
@@ -546,17 +540,23 @@ def untrusted_error(path: Path) -> CheckpointError:
     )
 
 
+def _header(z: zipfile.ZipFile, entry: str, path: Path, fmt: str, max_version: int, what: str) -> dict[str, Any]:
+    """The JSON header ``entry`` of a checkpoint zip, checked for its ``format`` and ``format_version``."""
+    header = _parse_json(_entry(z, entry, path), f"{path}:{entry}")
+    if not isinstance(header, dict) or header.get("format") != fmt:
+        raise CheckpointError(f"{path}: {entry} is not a fight-envs {what} header (format {fmt!r})")
+    version = header.get("format_version")
+    if not _small_int(version, 1, max_version):
+        raise CheckpointError(f"{path}: {entry} has format_version {version!r}; this fight-envs reads 1..{max_version}")
+    return header
+
+
 def _read_data_checkpoint(path: Path, device: str, with_training: bool = False,
                           prefix: str = "") -> tuple[Any, dict[str, Any], Any, Any]:
     """A data-only policy (in eval mode) and its header's description; ``prefix``: an ensemble member's folder."""
     header_entry, weights_entry = prefix + POLICY_ENTRY, prefix + WEIGHTS_ENTRY
     with _open_zip(path) as z:
-        header = _parse_json(_entry(z, header_entry, path), f"{path}:{header_entry}")
-        if not isinstance(header, dict) or header.get("format") != POLICY_FORMAT:
-            raise CheckpointError(f"{path}: {header_entry} is not a fight-envs policy header (format {POLICY_FORMAT!r})")
-        version = header.get("format_version")
-        if not _small_int(version, 1, POLICY_FORMAT_VERSION):
-            raise CheckpointError(f"{path}: {header_entry} has format_version {version!r}; this fight-envs reads 1..{POLICY_FORMAT_VERSION}")
+        header = _header(z, header_entry, path, POLICY_FORMAT, POLICY_FORMAT_VERSION, "policy")
         policy = build_policy(header.get("policy"), path, device)
         state = _load_tensors(_entry(z, weights_entry, path), f"{path}:{weights_entry}", device)
         optimizer = training = None

@@ -441,7 +441,7 @@ def checkpoint_kind(path: str | Path) -> str:
                           "(fight-envs' data-only format) or an SB3 model zip was expected")
 
 
-def ensemble_error(path: Path, why: str) -> CheckpointError:
+def ensemble_error(path: Path) -> CheckpointError:
     """The refusal of an ensemble where one policy is needed (a warm start, a resume, a weight average)."""
     try:
         labels = ", ".join(str(m.get("label")) for m in read_metadata(path).get("ensemble", []))
@@ -449,8 +449,8 @@ def ensemble_error(path: Path, why: str) -> CheckpointError:
         labels = "see its sidecar"
     return CheckpointError(
         f"{path} is an ensemble of policies (fight-envs ensemble; members: {labels}): it plays as one agent "
-        f"(make_agent, load_checkpoint_agent, or any command that takes a checkpoint), but {why}: use one of "
-        "the checkpoints it was built from"
+        "(make_agent, load_checkpoint_agent, or any command that takes a checkpoint), but a warm start, a resume "
+        "or a weight average needs one policy: use one of the checkpoints it was built from"
     )
 
 
@@ -597,7 +597,7 @@ def load_policy(path: str | Path, device: str = "cpu", trust: bool = False) -> t
     if kind == "pickle" and not trust:
         raise untrusted_error(path)  # before anything else of the file is read
     if kind == "ensemble":
-        raise ensemble_error(path, "load_policy reads one policy")
+        raise ensemble_error(path)
     meta = read_metadata(path)
     if kind == "data":
         policy, _, _, _ = _read_data_checkpoint(path, device)
@@ -611,7 +611,7 @@ def load_training_state(path: str | Path, device: str = "cpu") -> tuple[Any, Any
     path = Path(path)
     kind = checkpoint_kind(path)
     if kind == "ensemble":
-        raise ensemble_error(path, "a resume needs one training checkpoint")
+        raise ensemble_error(path)
     if kind != "data":
         raise untrusted_error(path)
     policy, _, optimizer, training = _read_data_checkpoint(path, device, with_training=True)

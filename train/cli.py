@@ -404,22 +404,12 @@ def cmd_ensemble(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".zip":
         raise CLIError(f"the ensemble's file must end in .zip (a checkpoint), got {args.out!r}")
-    members = [_member_path(m) for m in args.members]
+    members = [resolve_agent_spec(m) for m in args.members]  # a run folder: its final model; a shipped model's name
     save_ensemble(members, out, label=args.label)
     meta = read_metadata(out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) and its sidecar: {meta['label']}, "
           f"{len(members)} policies of {meta['env']} (their logits averaged)")
     return 0
-
-
-def _member_path(spec: str) -> Path:
-    """An ensemble member: a checkpoint file, or a run folder's final.zip."""
-    path = Path(spec)
-    if path.is_dir():
-        path = path / "final.zip"
-    if not path.is_file():
-        raise CLIError(f"no checkpoint at {spec!r} (give a .zip, or a run folder holding final.zip)")
-    return path
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -539,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ensemble", help="join trained checkpoints of one env into one agent (their logits averaged)")
     p.add_argument("out", help="the ensemble checkpoint to write (.zip; its .json sidecar beside it)")
-    p.add_argument("members", nargs="+", help="two or more data-only checkpoints (.zip) or run folders (their final.zip)")
+    p.add_argument("members", nargs="+", help="two or more data-only checkpoints (.zip, a shipped model's name) or run folders (their final model)")
     p.add_argument("--label", default=None, help="the ensemble's name in tables (default: ensemble(<member labels>))")
     p.set_defaults(func=cmd_ensemble)
 

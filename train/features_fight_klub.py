@@ -301,15 +301,16 @@ class FightKlubPointerExtractor(BaseFeaturesExtractor):
         areas = obs[:, K["support_me"].start:K["support_opp"].stop].reshape(b, 2 * n_sup, ssz + 1)
         cards = np.full((b, n_hand + 2 * n_sup), -1, dtype=np.int64)
         in_hand, in_area = hand[..., :4].sum(-1) > 0, areas[..., :4].sum(-1) > 0  # as _present reads them
-        rows = np.zeros((int(in_hand.sum()) + int(in_area.sum()), ssz + 1), dtype=np.float32)
-        rows[:int(in_hand.sum()), :ssz] = hand[in_hand]
-        rows[int(in_hand.sum()):] = areas[in_area]
+        n_in_hand = int(in_hand.sum())
+        rows = np.zeros((n_in_hand + int(in_area.sum()), ssz + 1), dtype=np.float32)
+        rows[:n_in_hand, :ssz] = hand[in_hand]
+        rows[n_in_hand:] = areas[in_area]
         fights = obs[:, K["fights_at"]].reshape(b, K["fights"], K["fight_size"])[:, :, :2 * fc].reshape(-1, fc)
         card_ids, fight_ids = self._cards.ids(rows), self._fights.ids(fights)
         if card_ids is None or fight_ids is None:
             return torch.full((b, cards.shape[1] + 2 * K["fights"]), -1, dtype=torch.long, device=x.device)
-        cards[:, :n_hand][in_hand] = card_ids[:int(in_hand.sum())]
-        cards[:, n_hand:][in_area] = card_ids[int(in_hand.sum()):]
+        cards[:, :n_hand][in_hand] = card_ids[:n_in_hand]
+        cards[:, n_hand:][in_area] = card_ids[n_in_hand:]
         ids = np.concatenate([cards, fight_ids.reshape(b, 2 * K["fights"])], 1)
         return torch.from_numpy(ids).to(x.device)
 

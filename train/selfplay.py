@@ -46,7 +46,6 @@ from fight_envs.agents.checkpoint import (
     CheckpointError,
     checkpoint_kind,
     checkpoint_metadata,
-    ensemble_error,
     load_policy,
     load_training_state,
     policy_spec,
@@ -427,8 +426,6 @@ def load_init_policy(config: Config, trust: bool = False) -> Any:
         if env_name != config.env.name:
             raise ConfigError(f"init_from={name!r} was trained on {env_name!r}; the run's env.name is "
                               f"{config.env.name!r} (a warm start needs the same game)")
-        if checkpoint_kind(path) == "ensemble":
-            raise ensemble_error(path, "a warm start needs one policy")
         policy, meta = load_policy(path, device=config.device, trust=trust)
     except (CheckpointError, FileNotFoundError) as e:
         raise ConfigError(f"init_from={name!r}: {e}") from None

@@ -120,7 +120,7 @@ def test_one_policy_readers_refuse_an_ensemble_naming_its_members(tmp_path: Path
     from fight_envs.train.selfplay import load_init_policy
 
     config = load_config(None, ["env.name=fight5_v0", f"init_from={out}"])
-    with pytest.raises(ConfigError, match=r"init_from=.*is an ensemble of policies .*but a warm start needs one policy"):
+    with pytest.raises(ConfigError, match=r"init_from=.*is an ensemble of policies .*but a warm start, a resume or a weight average needs one policy"):
         load_init_policy(config)
 
 
@@ -175,5 +175,5 @@ def test_the_ensemble_command(tmp_path: Path, fight5_metadata, capsys: pytest.Ca
     assert cli_main(["ensemble", str(tmp_path / "e.txt"), str(a), str(run)]) != 0
     assert "must end in .zip" in capsys.readouterr().err
     assert cli_main(["ensemble", str(tmp_path / "f.zip"), str(a), str(tmp_path / "nope")]) != 0
-    assert "no checkpoint at" in capsys.readouterr().err
+    assert "is not a file" in capsys.readouterr().err
     assert not (tmp_path / "f.zip").exists()

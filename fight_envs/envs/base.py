@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from fight_envs.core.errors import ConfigError
 
@@ -151,8 +152,9 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     Why: each of the three layers forwards every attribute read (``agent_selection``, ``rewards``,
     ``terminations`` ...) through ``__getattr__``, so a plain ``last()`` + ``step()`` loop paid for
     about thirty forwarding calls a decision, more than some of our engines take to play the move.
-    Here the hot attributes are properties one hop from the raw env, and ``step`` runs the three
-    wrappers' checks in their order:
+    Here the hot attributes are properties one hop from the raw env, ``agent_iter``'s iterator reads
+    the raw env itself, ``step`` checks an int against a Discrete space's range kept as Python ints
+    (per agent, from reset on), and ``step`` runs the three wrappers' checks in their order:
 
     * OrderEnforcing: ``step``/``observe``/``render``/``state``/``agent_iter`` before ``reset`` are
       errors, reading ``rewards``, ``agents`` ... before ``reset`` raises ``AttributeError``, a step
@@ -174,6 +176,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         self._illegal_value = illegal_reward
         self._prev_obs: Any = None
         self._terminated = False  # ended by an illegal move
+        self._bounds: dict[Any, tuple[int, int] | None] = {}  # per agent: a Discrete space's range as ints, else None
 
     # the attributes a loop reads every decision, one hop from the raw env (see _forwarded)
     agent_selection = _forwarded("agent_selection")
@@ -196,7 +199,13 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         self._has_updated = True
         self._terminated = False
         self._prev_obs = None
+        self._bounds = {}
         self.env.reset(seed=seed, options=options)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _StandardIterable(self, max_iter)
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
@@ -233,11 +242,15 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         # AssertOutOfBoundsWrapper
         agent = raw.agent_selection
         ended = raw.terminations[agent] or raw.truncations[agent]
-        space = raw.action_space(agent)
-        if type(action) is int and type(space) is spaces.Discrete:  # Discrete.contains, without numpy
-            assert space.start <= action < space.start + space.n, "action is not in action space"
+        bounds = self._bounds.get(agent, False)
+        if bounds is False:  # the agent's first step since reset: its space's range, read once
+            space = raw.action_space(agent)
+            bounds = self._bounds[agent] = (
+                (int(space.start), int(space.start + space.n)) if type(space) is spaces.Discrete else None)
+        if type(action) is int and bounds is not None:  # Discrete.contains, without numpy scalars
+            assert bounds[0] <= action < bounds[1], "action is not in action space"
         else:
-            assert (action is None and ended) or space.contains(action), "action is not in action space"
+            assert (action is None and ended) or raw.action_space(agent).contains(action), "action is not in action space"
         # TerminateIllegalWrapper
         if self._prev_obs is None:
             self._observe(agent)
@@ -260,6 +273,31 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
             self._terminated = True
         else:
             raw.step(action)
+
+
+class _StandardIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` (stop when no agent is left or at ``max_iter``; a ``step`` or
+    ``reset`` between two agents) reading the raw env's ``agents`` and ``agent_selection`` directly
+    rather than through the wrapper's properties: it runs once a decision."""
+
+    def __init__(self, env: StandardWrapper, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._raw = env.env
+
+    def __next__(self) -> Any:
+        raw = self._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        env = self.env
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"  # type: ignore[attr-defined]
+        env._has_updated = False  # type: ignore[attr-defined]
+        return raw.agent_selection
+
+
+class _StandardIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _StandardIterator:
+        return _StandardIterator(self.env, self.max_iter)  # type: ignore[arg-type]
 
 
 def pettingzoo_stack(raw: AECEnv, illegal_reward: float) -> AECEnv:

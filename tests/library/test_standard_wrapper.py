@@ -64,7 +64,7 @@ def _call(env: Any, fn: str, *args: Any) -> tuple[str, Any, list[str]]:
             try:
                 value = getattr(env, fn)(*args)
                 kind = "ok"
-            except Exception as e:  # the same exception type and message on both sides
+            except Exception as e:  # noqa: BLE001 - the same exception type and message on both sides
                 value, kind = f"{type(e).__name__}: {e}", "error"
     finally:
         logger.removeHandler(recorder)
@@ -109,6 +109,7 @@ def _drive(name: str, options: dict[str, Any], seed: int, fused: Any, stack: Any
         n = fused.action_space(agent).n
         if roll < 0.18:
             both("step", n + int(rng.integers(3)))  # out of range: AssertionError on both
+            both("step", -1 - int(rng.integers(2)))
             both("step", "0")  # wrongly typed
         if roll > 0.995 and illegal.size:
             both("step", int(rng.choice(illegal)))  # ends the game with the penalty
@@ -168,3 +169,26 @@ def test_agent_iter_still_requires_a_step_between_agents() -> None:
     next(it)
     with pytest.raises(AssertionError, match="need to call step"):
         next(it)
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{o}" for n, o in CASES])
+def test_agent_iter_yields_what_pettingzoos_iterator_yields(name: str, options: dict[str, Any]) -> None:
+    """The fused ``agent_iter`` (it reads the raw env directly) against PettingZoo's: the same agents in
+    the same order, to the end of the game and up to ``max_iter``."""
+    for seed, max_iter in ((0, 2**63), (1, 7), (2, 0)):
+        fused = StandardWrapper(make(name, api="raw", **options), ILLEGAL)
+        stack = pettingzoo_stack(make(name, api="raw", **options), ILLEGAL)
+        seen = []
+        for env in (fused, stack):
+            env.reset(seed=seed)
+            rng, agents = np.random.default_rng(seed), []
+            for agent in env.agent_iter(max_iter):
+                agents.append(agent)
+                obs, _, term, trunc, _ = env.last()
+                env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            seen.append(agents)
+        assert seen[0] == seen[1], f"{name} seed {seed} max_iter {max_iter}"
+        if max_iter < 100:  # every game here is longer than 7 decisions: the limit stops it
+            assert len(seen[0]) == max_iter
+        else:  # played to the end: the iterator stops when no agent is left
+            assert not fused.agents and not stack.agents

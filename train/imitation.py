@@ -89,6 +89,22 @@ class Demonstrations:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
+    def split_last_games(self, first_held: int) -> tuple[Demonstrations, Demonstrations]:
+        """(rows of games before ``first_held``, rows of the games from it on), in their order. When the
+        rows are in game order (as recorded), both are views of this data, not copies (a Fight Klub
+        recording holds 4 GB of observations)."""
+        held = self.game >= first_held
+        if not len(self.game) or bool(np.all(self.game[1:] >= self.game[:-1])):
+            k = int(np.argmax(held)) if held.any() else len(self.game)
+            return self.slice(0, k), self.slice(k, len(self.game))
+        return self.subset(np.flatnonzero(~held)), self.subset(np.flatnonzero(held))
+
+    def slice(self, start: int, stop: int) -> Demonstrations:
+        """Rows ``start:stop``, as views."""
+        extra = (None, None) if self.targets is None else (self.targets[start:stop], self.labelled[start:stop])
+        return Demonstrations(self.observations[start:stop], self.masks[start:stop], self.actions[start:stop],
+                              self.returns[start:stop], self.game[start:stop], *extra)
+
     def subset(self, rows: np.ndarray) -> Demonstrations:
         extra = (None, None) if self.targets is None else (self.targets[rows], self.labelled[rows])
         return Demonstrations(self.observations[rows], self.masks[rows], self.actions[rows], self.returns[rows],
@@ -97,6 +113,56 @@ class Demonstrations:
 
 PROJECT_AFTER = 5
 """Games played before ``collect`` projects the memory of all of them from their mean (``max_gb``)."""
+
+ROW_CHUNK = 1024
+"""Observation rows per block of :class:`_RowBuffer`."""
+
+
+class _RowBuffer:
+    """Observation rows appended one at a time, kept in blocks of ``ROW_CHUNK`` rows, joined by ``array``.
+
+    Why not a list of rows and ``np.stack``: a Fight Klub row is 81 KB, under the size from which the C
+    allocator maps memory of its own, so a list of 50,000 of them takes 4 GB of the heap that stays the
+    process's after they are freed, and the stacked copy comes on top. The recipe's cloning peaked at
+    12.4 GB for 4 GB of observations. Blocks are large allocations, each returned to the system as soon as
+    ``array`` has copied it, so the peak is the rows once plus a block."""
+
+    def __init__(self) -> None:
+        self._blocks: list[np.ndarray] = []
+        self._fill = ROW_CHUNK  # rows used in the last block (full: the next row starts a block)
+        self.nbytes = 0
+
+    def __len__(self) -> int:
+        return 0 if not self._blocks else (len(self._blocks) - 1) * ROW_CHUNK + self._fill
+
+    def append(self, row: np.ndarray) -> None:
+        row = np.asarray(row, dtype=np.float32)
+        if self._fill == ROW_CHUNK:
+            self._blocks.append(np.empty((ROW_CHUNK, *row.shape), dtype=np.float32))
+            self._fill = 0
+        self._blocks[-1][self._fill] = row
+        self._fill += 1
+        self.nbytes += row.nbytes
+
+    def last_size(self) -> int:
+        """Floats in a row (0 before the first)."""
+        return 0 if not self._blocks else int(np.prod(self._blocks[0].shape[1:]))
+
+    def array(self) -> np.ndarray:
+        """Every row in order, as one float32 array; the buffer is emptied block by block as it copies."""
+        n = len(self)
+        if not self._blocks:
+            raise ValueError("no rows recorded")
+        out = np.empty((n, *self._blocks[0].shape[1:]), dtype=np.float32)
+        at = 0
+        while self._blocks:
+            block = self._blocks.pop(0)
+            k = min(ROW_CHUNK, n - at)
+            out[at:at + k] = block[:k]
+            at += k
+            del block
+        self._fill = ROW_CHUNK
+        return out
 
 
 def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
@@ -133,7 +199,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
     # sorted: a set iterates in string-hash order, which changes from process to process (PYTHONHASHSEED)
     rules = next(iter(envs.values()))  # every count plays the same card data: the baselines take its rules
     agents = {name: make_baseline(name, game, seed=int(rng.integers(2**31)), env=rules) for name in sorted({teacher, *names})}
-    obs_rows: list[np.ndarray] = []
+    obs_rows = _RowBuffer()
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
@@ -166,14 +232,14 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 if row is not None:
                     action, target, asked = row
                     recorded[seat].append(len(actions))
-                    obs_rows.append(np.array(obs, dtype=np.float32))
+                    obs_rows.append(obs)
                     mask_rows.append(np.array(mask, dtype=bool))
                     actions.append(int(np.argmax(target)) if asked else action)
                     targets.append(target)
                     labelled.append(asked)
                     returns.append(0.0)
                     game_ids.append(g)
-                    held += obs_rows[-1].nbytes + mask_rows[-1].nbytes + target.nbytes
+                    held += 4 * obs_rows.last_size() + mask_rows[-1].nbytes + target.nbytes
                 else:
                     action = int(learner.act(obs, mask))
                 env.step(action)
@@ -185,12 +251,12 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 action = int(agent.act(obs, mask))
             if seat in recorded:
                 recorded[seat].append(len(actions))
-                obs_rows.append(np.array(obs, dtype=np.float32))
+                obs_rows.append(obs)
                 mask_rows.append(np.array(mask, dtype=bool))
                 actions.append(action)
                 returns.append(0.0)
                 game_ids.append(g)
-                held += obs_rows[-1].nbytes + mask_rows[-1].nbytes
+                held += 4 * obs_rows.last_size() + mask_rows[-1].nbytes
             env.step(action)
         played = g + 1
         projected = held / played * games
@@ -198,7 +264,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
             fit = int(budget / max(held / played, 1.0))
             raise ConfigError(
                 f"pretrain: {games} games of {env_name} would record about {projected / 1e9:.1f} GB of observations "
-                f"({len(actions)} decisions of {obs_rows[-1].size if obs_rows else 0} floats in the first {played} games), "
+                f"({len(actions)} decisions of {obs_rows.last_size()} floats in the first {played} games), "
                 f"more than pretrain.max_gb={max_gb:g}; about {fit} games fit: lower pretrain.games or raise pretrain.max_gb")
         for seat, rows in recorded.items():
             reward = float(final.get(seat, 0.0))
@@ -207,7 +273,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
     if not actions:
         raise ValueError(f"pretrain: {games} games of {env_name} recorded no teacher decision")
     extra = (None, None) if learner is None else (np.stack(targets), np.array(labelled, dtype=bool))
-    return Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.array(actions, dtype=np.int64),
+    return Demonstrations(obs_rows.array(), np.stack(mask_rows), np.array(actions, dtype=np.int64),
                           np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64), *extra)
 
 
@@ -317,15 +383,29 @@ def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: li
         if failed:
             raise RuntimeError("pretrain: collection worker(s) failed: " + ", ".join(
                 f"worker {w} exit code {code}" for w, code in failed) + " (a worker that dies without an error: out of memory, or killed)")
+        # the small arrays of every block first; then the observations block by block into one array, so
+        # that only one block's observations are held beside the result (not all of them: twice the memory)
         parts, offset = [], 0
         for path, size in zip(paths, sizes):
             with np.load(path, allow_pickle=False) as f:
-                extra = tuple(f[k] for k in _DAGGER_ARRAYS) if "targets" in f.files else (None, None)
-                parts.append(Demonstrations(f["observations"], f["masks"], f["actions"], f["returns"], f["game"] + offset,
-                                            *extra))
+                small = {k: f[k] for k in f.files if k != "observations"}
+            small["game"] = small["game"] + offset
+            parts.append(small)
             offset += size
-    names = _ARRAYS + (_DAGGER_ARRAYS if parts[0].targets is not None else ())
-    return Demonstrations(**{k: np.concatenate([getattr(d, k) for d in parts]) for k in names})
+        rows = sum(len(part["actions"]) for part in parts)
+        observations: np.ndarray | None = None
+        at = 0
+        for path in paths:
+            with np.load(path, allow_pickle=False) as f:
+                block = f["observations"]
+            if observations is None:
+                observations = np.empty((rows, *block.shape[1:]), dtype=block.dtype)
+            observations[at:at + len(block)] = block
+            at += len(block)
+            del block
+    names = tuple(k for k in _ARRAYS if k != "observations") + (_DAGGER_ARRAYS if "targets" in parts[0] else ())
+    assert observations is not None
+    return Demonstrations(observations=observations, **{k: np.concatenate([part[k] for part in parts]) for k in names})
 
 
 DEMONSTRATIONS_FORMAT = 1
@@ -515,8 +595,7 @@ def pretrain(model: Any, config: Config, log: Any = None, student_metadata: dict
             if log is not None:
                 log(f"[pretrain] saved the {len(data):,} recorded decisions to {p.data}")
     held_games = max(1, p.games // 10)
-    held = data.game >= p.games - held_games
-    train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
+    train, test = data.split_last_games(p.games - held_games)  # views of the recorded rows (game order)
     if len(train) == 0:
         train = test
     if data.targets is not None:

@@ -130,7 +130,6 @@ class _RowBuffer:
     def __init__(self) -> None:
         self._blocks: list[np.ndarray] = []
         self._fill = ROW_CHUNK  # rows used in the last block (full: the next row starts a block)
-        self.nbytes = 0
 
     def __len__(self) -> int:
         return 0 if not self._blocks else (len(self._blocks) - 1) * ROW_CHUNK + self._fill
@@ -142,9 +141,8 @@ class _RowBuffer:
             self._fill = 0
         self._blocks[-1][self._fill] = row
         self._fill += 1
-        self.nbytes += row.nbytes
 
-    def last_size(self) -> int:
+    def row_size(self) -> int:
         """Floats in a row (0 before the first)."""
         return 0 if not self._blocks else int(np.prod(self._blocks[0].shape[1:]))
 
@@ -154,14 +152,10 @@ class _RowBuffer:
         if not self._blocks:
             raise ValueError("no rows recorded")
         out = np.empty((n, *self._blocks[0].shape[1:]), dtype=np.float32)
-        at = 0
-        while self._blocks:
-            block = self._blocks.pop(0)
-            k = min(ROW_CHUNK, n - at)
-            out[at:at + k] = block[:k]
-            at += k
-            del block
-        self._fill = ROW_CHUNK
+        blocks, self._blocks, self._fill = self._blocks, [], ROW_CHUNK
+        for at in range(0, n, ROW_CHUNK):
+            block = blocks.pop(0)  # dropped here: its memory goes back before the next block is copied
+            out[at:at + ROW_CHUNK] = block[:n - at]
         return out
 
 
@@ -239,7 +233,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                     labelled.append(asked)
                     returns.append(0.0)
                     game_ids.append(g)
-                    held += 4 * obs_rows.last_size() + mask_rows[-1].nbytes + target.nbytes
+                    held += 4 * obs_rows.row_size() + mask_rows[-1].nbytes + target.nbytes
                 else:
                     action = int(learner.act(obs, mask))
                 env.step(action)
@@ -256,7 +250,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 actions.append(action)
                 returns.append(0.0)
                 game_ids.append(g)
-                held += 4 * obs_rows.last_size() + mask_rows[-1].nbytes
+                held += 4 * obs_rows.row_size() + mask_rows[-1].nbytes
             env.step(action)
         played = g + 1
         projected = held / played * games
@@ -264,7 +258,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
             fit = int(budget / max(held / played, 1.0))
             raise ConfigError(
                 f"pretrain: {games} games of {env_name} would record about {projected / 1e9:.1f} GB of observations "
-                f"({len(actions)} decisions of {obs_rows.last_size()} floats in the first {played} games), "
+                f"({len(actions)} decisions of {obs_rows.row_size()} floats in the first {played} games), "
                 f"more than pretrain.max_gb={max_gb:g}; about {fit} games fit: lower pretrain.games or raise pretrain.max_gb")
         for seat, rows in recorded.items():
             reward = float(final.get(seat, 0.0))

@@ -351,11 +351,11 @@ def test_row_buffer_joins_its_blocks_into_the_rows_in_order(monkeypatch: pytest.
     monkeypatch.setattr(imitation, "ROW_CHUNK", 3)
     rows = [np.arange(5, dtype=np.float32) + 10 * k for k in range(8)]  # 8 rows: blocks of 3, 3 and 2
     buf = imitation._RowBuffer()
-    assert len(buf) == 0 and buf.last_size() == 0
+    assert len(buf) == 0 and buf.row_size() == 0
     for k, row in enumerate(rows):
         buf.append(row.astype(np.float64) if k % 2 else row)  # any float array; stored as float32
         assert len(buf) == k + 1
-    assert buf.last_size() == 5 and buf.nbytes == 8 * 5 * 4
+    assert buf.row_size() == 5
     out = buf.array()
     assert out.dtype == np.float32 and np.array_equal(out, np.stack(rows))
     assert len(buf) == 0  # emptied as it copied

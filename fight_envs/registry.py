@@ -23,6 +23,8 @@ class EnvSpec:
     rules: str
     """The rules spec's path in the repository (``seeds/<game>.md``); ``rules_path`` is the shipped file."""
     option_ranges: dict[str, str] = field(default_factory=dict)
+    """What each constructor option accepts, as ``fight-envs envs`` prints it: one entry per key of the
+    env's ``ENV_OPTIONS`` (``tests/test_registry.py`` checks them against the games' own choices)."""
     native_parallel: bool = False
     """True when the game's parallel form is simultaneous play (every player decides at each step),
     not a conversion of a turn-based game where all but one player idle each step."""
@@ -68,8 +70,15 @@ REGISTRY: dict[str, EnvSpec] = {
         rules="seeds/brawl.md",
         option_ranges={
             "num_players": "2..8",
-            "chaos_windows": "True | False | 'all'",
-            "max_steps": ">= 1 or None (150 x num_players; 300 x with 'all' windows)",
+            "rules": "'standard' | 'classic' (the rule set the options left None take their values from)",
+            "chaos_windows": "None (the rule set's) | True | False | 'all'",
+            "hit_draws": "None (the rule set's) | 'one' | 'per_attack'",
+            "showdown": "None (the rule set's) | 'same' | 'open'",
+            "ask_noops": "None (the rule set's) | True | False",
+            "skip_forced": "None (the rule set's) | True | False",
+            "combo": "None (the rule set's) | 'single' | 'multi'",
+            "combo_max": ">= 2 (cards in a combo, with combo='multi')",
+            "max_steps": ">= 1 or None (150 x num_players; 600 x with 'all' windows, the standard rules')",
             "reward": "'rank' | 'winner'",
             "render_mode": "None | 'ansi' | 'human'",
             "viewer": "None | seat",
@@ -84,11 +93,17 @@ REGISTRY: dict[str, EnvSpec] = {
         rules="seeds/fifth_earth.md",
         option_ranges={
             "num_players": "2..6",
-            "num_destinations": "1..25 (25: the full campaign)",
+            "rules": "'standard' | 'classic' (the preset the options left None take their values from)",
+            "num_destinations": "None (the preset's) | 1..25 (25: the full campaign)",
             "format": "'knockout' | 'royale'",
-            "won_cards": "'spoils' | 'hand'",
+            "won_cards": "None (the preset's) | 'spoils' | 'hand' | 'rest'",
             "max_fights": "1..1000",
-            "out_of_cards": "'hand' | 'hand_and_rest'",
+            "out_of_cards": "None (the preset's) | 'hand' | 'hand_and_rest'",
+            "ties": "'first' | 'rolloff'",
+            "characters": "None (the preset's) | 2..25 (characters in play per destination)",
+            "between_rounds": "None (the preset's) | 'keep' | 'redeal'",
+            "cap": "None (the preset's) | 'cards' | 'fights'",
+            "ask": "None (the preset's) | 'all' | 'choices'",
             "reward": "'outcome' | 'destination'",
             "max_steps": ">= 1 or None",
             "render_mode": "None | 'ansi' | 'human'",
@@ -104,7 +119,7 @@ REGISTRY: dict[str, EnvSpec] = {
         rules="seeds/fight_klub.md",
         option_ranges={
             "num_players": "2",
-            "reward": "'outcome'",
+            "reward": "'outcome' | 'damage'",
             "decks": "None | [deck, deck] (preconstructed name, deck-list dict or JSON path)",
             "deck_pool": "None | 'random' | list of preconstructed deck names",
             "max_turns": ">= 1",

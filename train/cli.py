@@ -289,8 +289,10 @@ def cmd_envs(args: argparse.Namespace) -> int:
             print(f"  baselines: {', '.join(game_baselines(spec.name))}")
         except ValueError:
             pass
-        for key, default in spec.options.items():
-            print(f"  {key:<14} default {default!r:<12} allowed {spec.option_ranges.get(key, '')}")
+        options = spec.options
+        width = max(map(len, options), default=0)
+        for key, default in options.items():
+            print(f"  {key:<{width}}  default {default!r:<12} allowed {spec.option_ranges.get(key, '')}")
     return 0
 
 

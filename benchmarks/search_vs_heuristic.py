@@ -10,7 +10,7 @@ games ``fight_envs.agents.evaluate.versus_baseline`` plays. Each line: the deal'
 of the search agent, and its cumulative decisions, searched decisions, wall and CPU seconds.
 ``docs/search.md`` summarises such files.
 """
-import json, sys, time
+import json, sys
 import numpy as np
 from fight_envs import fight5_v0
 from fight_envs.agents.registry import make_agent

@@ -223,7 +223,7 @@ def choose_env(args: argparse.Namespace, recorded: dict[str, Any] | None = None)
             raise CLIError(f"--env {text!r} is not NAME or NAME(key=value, ...), e.g. fifth_earth_v0(num_destinations=5)")
         name, inner = match.groups()
         for item in _split_top(inner or ""):
-            key, value = _key_value(item, f"--env option")
+            key, value = _key_value(item, "--env option")
             options[key] = value
     env_spec = spec(name)  # ConfigError naming the registered envs
     for item in args.env_opt or []:

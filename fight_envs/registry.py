@@ -24,7 +24,7 @@ class EnvSpec:
     """The rules spec's path in the repository (``seeds/<game>.md``); ``rules_path`` is the shipped file."""
     option_ranges: dict[str, str] = field(default_factory=dict)
     """What each constructor option accepts, as ``fight-envs envs`` prints it: one entry per key of the
-    env's ``ENV_OPTIONS`` (``tests/test_registry.py`` checks them against the games' own choices)."""
+    env's ``ENV_OPTIONS`` (``tests/library/test_registry_options.py`` checks them against the games' own choices)."""
     native_parallel: bool = False
     """True when the game's parallel form is simultaneous play (every player decides at each step),
     not a conversion of a turn-based game where all but one player idle each step."""

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from fight_envs.envs import brawl as brawl_env
 from fight_envs.envs import fifth_earth as fifth_earth_env
 from fight_envs.envs import fight5 as fight5_env
 from fight_envs.envs import fight_klub as fight_klub_env
@@ -71,4 +70,3 @@ def test_brawl_max_steps_entry_states_the_engines_limits() -> None:
         config = brawl.BrawlConfig(num_players=3, chaos_windows=windows)
         assert config.step_limit == factor * 3
         assert f"{factor} x" in text
-    assert brawl_env.ENV_OPTIONS["max_steps"] is None

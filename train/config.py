@@ -274,6 +274,11 @@ class Config:
     them; ``fight_envs.train.sharded_vec_env``). 1 steps them in the trainer's process; 2 on a 2-core
     machine runs the games' own work on both cores. A run is reproducible for a given seed and
     worker count; another count deals other games."""
+    pin_workers: Any = "auto"
+    """With ``workers`` > 1: pin each worker process to a CPU. ``auto`` pins when there are exactly as many
+    workers as CPUs this process may use (a 2-core machine with ``workers: 2``), ``true`` always
+    (round-robin), ``false`` never; the trainer's own process is never pinned
+    (``fight_envs.train.sharded_vec_env``: a pinned worker keeps its caches between steps)."""
     torch_threads: int = 1
     device: str = "cpu"
     checkpoint_every: int = 100_000
@@ -304,6 +309,9 @@ class Config:
         })
         _int_range("n_envs", self.n_envs, 1, MAX_ENVS)
         _int_range("workers", self.workers, 1, MAX_WORKERS)
+        if not (self.pin_workers is True or self.pin_workers is False
+                or (isinstance(self.pin_workers, str) and self.pin_workers == "auto")):
+            raise ConfigError(f"pin_workers must be auto, true or false, got {self.pin_workers!r}")
         if self.workers > 1 and self.vec_env != "multi":
             raise ConfigError(f"workers={self.workers} needs vec_env=multi (the games split between processes); "
                               f"vec_env is {self.vec_env!r}: set workers=1, or vec_env=subproc for SB3's worker processes")

@@ -481,6 +481,7 @@ def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
 
             return ShardedMultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players,
                                           manifest_path=manifest_path, seed=seed, workers=config.workers,
+                                          pin_workers=config.pin_workers,
                                           **config.env.env_options())
         return MultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players, manifest_path=manifest_path,
                                seed=seed, **config.env.env_options())

@@ -1,6 +1,7 @@
 """The multi-game vec env split across worker processes (``fight_envs.train.sharded_vec_env``): the
 same games as its shards stepped side by side in one process, seeding, the config's checks, a
-worker's error raised in the trainer's process, closing, and a tiny training run with two workers.
+worker's error raised in the trainer's process, closing, pinning the workers to CPUs, and a tiny
+training run with two workers.
 
 Each sharded env starts worker processes (a few seconds each under forkserver), so the tests share
 few of them."""
@@ -8,6 +9,7 @@ few of them."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,8 @@ from fight_envs.core.errors import ConfigError
 from fight_envs.train.config import load_config
 from fight_envs.train.multi_vec_env import MultiGameVecEnv
 from fight_envs.train.selfplay import train_main
-from fight_envs.train.sharded_vec_env import ShardedMultiGameVecEnv, shard_indices, shard_seed, shard_sizes
+from fight_envs.train import sharded_vec_env
+from fight_envs.train.sharded_vec_env import ShardedMultiGameVecEnv, shard_indices, shard_seed, shard_sizes, worker_cpus
 from vec_helpers import random_actions, write_manifest
 
 torch.set_num_threads(1)
@@ -121,6 +124,53 @@ def test_rejects_bad_arguments() -> None:
         ShardedMultiGameVecEnv("brawl_v0", 4, [2], workers=2, no_such_option=1)
 
 
+def test_worker_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pin_workers``: "auto" pins when the process may use exactly as many CPUs as there are workers,
+    True round-robin over them, False never; anything else, and True where nothing can pin, is refused."""
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("pinning needs os.sched_setaffinity (Linux)")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5, 3})  # two CPUs of a larger machine
+    assert worker_cpus(2, "auto") == [3, 5]
+    assert worker_cpus(3, "auto") is None and worker_cpus(1, "auto") is None
+    assert worker_cpus(3, True) == [3, 5, 3]
+    assert worker_cpus(2, False) is None
+    for bad in ("yes", "true", 1, 0, None):
+        with pytest.raises(ConfigError, match="pin_workers must be 'auto', true or false"):
+            worker_cpus(2, bad)
+    monkeypatch.delattr(os, "sched_setaffinity")
+    assert worker_cpus(2, "auto") is None
+    with pytest.raises(ConfigError, match="needs os.sched_setaffinity"):
+        worker_cpus(2, True)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="pinning needs os.sched_setaffinity (Linux)")
+def test_workers_pinned_as_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each pinned worker runs on its one CPU, the trainer's process keeps every CPU it had, and the
+    games still step; unpinned workers keep the trainer's CPUs; a CPU that cannot be had is an error
+    that names it."""
+    allowed = os.sched_getaffinity(0)
+    vec = ShardedMultiGameVecEnv("fight5_v0", 2, [2], seed=0, workers=2, pin_workers=True)
+    try:
+        assert vec.worker_cpus == worker_cpus(2, True)
+        for process, cpu in zip(vec._processes, vec.worker_cpus):
+            assert os.sched_getaffinity(process.pid) == {cpu}
+        assert os.sched_getaffinity(0) == allowed
+        vec.reset()
+        vec.step_async(random_actions(get_action_masks(vec), np.random.default_rng(0)))
+        vec.step_wait()
+    finally:
+        vec.close()
+    vec = ShardedMultiGameVecEnv("fight5_v0", 2, [2], seed=0, workers=2, pin_workers=False)
+    try:
+        assert vec.worker_cpus is None
+        assert all(os.sched_getaffinity(p.pid) == allowed for p in vec._processes)
+    finally:
+        vec.close()
+    monkeypatch.setattr(sharded_vec_env, "worker_cpus", lambda workers, pin: [65_536] * workers)
+    with pytest.raises(RuntimeError, match="could not pin the worker to CPU 65536"):
+        ShardedMultiGameVecEnv("fight5_v0", 2, [2], seed=0, workers=2)
+
+
 def test_config_checks_workers() -> None:
     path = ROOT / "configs" / "brawl_selfplay_2p.yaml"
     assert load_config(path).workers == 1  # the recipes step their games in one process
@@ -131,6 +181,11 @@ def test_config_checks_workers() -> None:
         load_config(path, ["workers=4", "n_envs=2"])
     with pytest.raises(ConfigError, match="workers must be >= 1"):
         load_config(path, ["workers=0"])
+    assert load_config(path).pin_workers == "auto"
+    assert load_config(path, ["pin_workers=false"]).pin_workers is False
+    assert load_config(path, ["pin_workers=true"]).pin_workers is True
+    with pytest.raises(ConfigError, match="pin_workers must be auto, true or false"):
+        load_config(path, ["pin_workers=2"])
 
 
 def test_tiny_training_run_with_two_workers(tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ than one legal action it plays every action in ``--sims`` copies of the true gam
 the heuristic in every seat (its own included, fresh tie-break draws per copy, the same draws for every
 action: common random numbers), and plays the action with the best mean win credit (1 sole first
 place, 1/k shared, 0 otherwise). Ties keep the heuristic's own choice when it is among the best.
+With ``--keep z`` it keeps the heuristic's choice unless another action beats it by more than ``z``
+standard errors of the paired difference over the copies (as the search agent's ``keep`` does): at a
+few copies per action, win-or-lose values are mostly noise, and the plain best mean then changes the
+heuristic's play at random.
 
 ``--knows hands`` takes the future away: in each copy the draw pile is shuffled afresh and the engine
 gets a fresh generator (the same shuffle for every action of one copy), so the oracle still sees every
@@ -25,7 +29,7 @@ on the same deals. ``--jobs`` plays the deals in that many processes (the same g
 
 Run from the repository root::
 
-    python benchmarks/brawl_oracle.py --players 3 --deals 100 --seed 7 [--sims 8] [--knows all|hands] [--jobs 2] [--json out.json]
+    python benchmarks/brawl_oracle.py --players 3 --deals 100 --seed 7 [--sims 8] [--knows all|hands] [--keep 2] [--jobs 2] [--json out.json]
 """
 
 from __future__ import annotations
@@ -62,10 +66,11 @@ class OracleAgent(Agent):
 
     name = "oracle"
 
-    def __init__(self, sims: int = 8, knows: str = "all", seed: int | None = None) -> None:
+    def __init__(self, sims: int = 8, knows: str = "all", keep: float | None = None, seed: int | None = None) -> None:
         super().__init__(seed)
         self.sims = sims
         self.knows = knows
+        self.keep = keep
         self.env: Any = None
         self.own = HeuristicAgent()
         self.decisions = 0
@@ -87,9 +92,9 @@ class OracleAgent(Agent):
             return legal[0]
         n = game.num_players
         seeds = self.rng.integers(2**63, size=(self.sims, n + 1))
-        value = {}
+        value, credits = {}, {}
         for a in legal:
-            total = 0.0
+            total, got = 0.0, []
             for k in range(self.sims):
                 g = game.clone()
                 if self.knows == "hands":  # the hands as they are, the future drawn afresh
@@ -100,20 +105,26 @@ class OracleAgent(Agent):
                 while not g.is_terminal():
                     s = g.current_player()
                     g.apply_action(s, players[s].act_game(g, s))
-                total += win_credit(g, seat)
-            value[a] = total / self.sims
+                got.append(win_credit(g, seat))
+                total += got[-1]
+            value[a], credits[a] = total / self.sims, np.array(got)
         top = max(value.values())
         choice = base if value.get(base, -1.0) == top else min(a for a in legal if value[a] == top)
+        if self.keep is not None and choice != base and self.sims > 1:
+            diff = credits[choice] - credits[base]  # paired over the copies (the same draws for both)
+            se = diff.std(ddof=1) / np.sqrt(self.sims)
+            if se > 0 and diff.mean() <= self.keep * se:  # no spread: every copy agrees the other is better
+                choice = base
         self.decisions += 1
         self.changed += choice != base
         return int(choice)
 
 
-def play_deals(args: tuple[list[tuple[int, int]], int, int, str]) -> tuple[list[GamePlayed], int, int]:
+def play_deals(args: tuple[list[tuple[int, int]], int, int, str, float | None]) -> tuple[list[GamePlayed], int, int]:
     """Play the given (deal index, deal seed) pairs, every rotation: the oracle and n-1 heuristics."""
-    deals, players, sims, knows = args
+    deals, players, sims, knows, keep = args
     env = brawl_v0.env(num_players=players)
-    oracle = OracleAgent(sims=sims, knows=knows)
+    oracle = OracleAgent(sims=sims, knows=knows, keep=keep)
     agents: list[Agent] = [oracle, *(HeuristicAgent() for _ in range(players - 1))]
     out = []
     for d, s in deals:
@@ -132,6 +143,8 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=8, help="copies of the true game per legal action (default 8)")
     parser.add_argument("--knows", choices=["all", "hands"], default="all",
                         help="all: the true game, future draws included; hands: every hand, the draw pile reshuffled per copy")
+    parser.add_argument("--keep", type=float, default=None,
+                        help="keep the heuristic's choice unless another beats it by more than this many standard errors")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
@@ -142,10 +155,10 @@ def main() -> None:
     chunks = [deals[j::args.jobs] for j in range(args.jobs)]
     t0 = time.perf_counter()
     if args.jobs == 1:
-        parts = [play_deals((deals, args.players, args.sims, args.knows))]
+        parts = [play_deals((deals, args.players, args.sims, args.knows, args.keep))]
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
-            parts = list(pool.map(play_deals, [(c, args.players, args.sims, args.knows) for c in chunks]))
+            parts = list(pool.map(play_deals, [(c, args.players, args.sims, args.knows, args.keep) for c in chunks]))
     games = sorted((g for p in parts for g in p[0]), key=lambda g: (g.deal, g.rotation))
     decisions, changed = sum(p[1] for p in parts), sum(p[2] for p in parts)
     labels = ["oracle", *(f"heuristic_{k}" for k in range(1, args.players))]
@@ -153,13 +166,13 @@ def main() -> None:
     st = result.stats[0]
     minutes = (time.perf_counter() - t0) / 60
     print(f"# brawl_v0, {args.players} fighters, {args.deals} deals x {args.players} seats, seed {args.seed}, "
-          f"sims {args.sims}, knows {args.knows}, {minutes:.1f} min")
+          f"sims {args.sims}, knows {args.knows}, keep {args.keep}, {minutes:.1f} min")
     print(f"oracle against {args.players - 1} heuristics: win share {st.win_rate:.3f} "
           f"[{st.win_ci[0]:.3f}, {st.win_ci[1]:.3f}] ({st.sole_wins} sole / {st.shared_wins} shared / {st.losses} lost); "
           f"fair share {1 / args.players:.3f}, issue 16's bar {1.5 / args.players:.3f}")
     print(f"searched decisions {decisions}, where it left the heuristic's choice {changed} ({changed / max(decisions, 1):.1%})")
     if args.json:
-        out = {"players": args.players, "deals": args.deals, "seed": args.seed, "sims": args.sims, "knows": args.knows,
+        out = {"players": args.players, "deals": args.deals, "seed": args.seed, "sims": args.sims, "knows": args.knows, "keep": args.keep,
                "win_share": st.win_rate, "ci": list(st.win_ci), "sole_wins": st.sole_wins,
                "shared_wins": st.shared_wins, "losses": st.losses, "decisions": decisions, "changed": changed,
                "minutes": round(minutes, 2)}

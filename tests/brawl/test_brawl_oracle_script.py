@@ -18,10 +18,10 @@ oracle_script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(oracle_script)
 
 
-@pytest.mark.parametrize("knows", ["all", "hands"])
-def test_oracle_acts_legally_and_leaves_the_true_game_alone(knows: str) -> None:
+@pytest.mark.parametrize(("knows", "keep"), [("all", None), ("hands", None), ("hands", 1.0)])
+def test_oracle_acts_legally_and_leaves_the_true_game_alone(knows: str, keep: float | None) -> None:
     env = brawl_v0.env(num_players=3)
-    oracle = oracle_script.OracleAgent(sims=2, knows=knows)
+    oracle = oracle_script.OracleAgent(sims=3, knows=knows, keep=keep)
     oracle.bind_rules(env)
     oracle.seed(0)
     env.reset(seed=5)

@@ -169,7 +169,7 @@ def main() -> None:
           f"sims {args.sims}, knows {args.knows}, keep {args.keep}, {minutes:.1f} min")
     print(f"oracle against {args.players - 1} heuristics: win share {st.win_rate:.3f} "
           f"[{st.win_ci[0]:.3f}, {st.win_ci[1]:.3f}] ({st.sole_wins} sole / {st.shared_wins} shared / {st.losses} lost); "
-          f"fair share {1 / args.players:.3f}, issue 16's bar {1.5 / args.players:.3f}")
+          f"fair share {1 / args.players:.3f}, issue 16's bar {0.6 if args.players == 2 else 1.5 / args.players:.3f}")
     print(f"searched decisions {decisions}, where it left the heuristic's choice {changed} ({changed / max(decisions, 1):.1%})")
     if args.json:
         out = {"players": args.players, "deals": args.deals, "seed": args.seed, "sims": args.sims, "knows": args.knows, "keep": args.keep,

@@ -29,7 +29,8 @@ on the same deals. ``--jobs`` plays the deals in that many processes (the same g
 
 Run from the repository root::
 
-    python benchmarks/brawl_oracle.py --players 3 --deals 100 --seed 7 [--sims 8] [--knows all|hands] [--keep 2] [--jobs 2] [--json out.json]
+    python benchmarks/brawl_oracle.py --players 3 --deals 100 --seed 7 [--sims 8] [--knows all|hands] [--keep 2]
+        [--jobs 2] [--json out.json]
 """
 
 from __future__ import annotations
@@ -142,9 +143,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--sims", type=int, default=8, help="copies of the true game per legal action (default 8)")
     parser.add_argument("--knows", choices=["all", "hands"], default="all",
-                        help="all: the true game, future draws included; hands: every hand, the draw pile reshuffled per copy")
+                        help="all: the true game, future draws included; "
+                             "hands: every hand, the draw pile reshuffled per copy")
     parser.add_argument("--keep", type=float, default=None,
-                        help="keep the heuristic's choice unless another beats it by more than this many standard errors")
+                        help="keep the heuristic's choice unless another beats it by more than this many "
+                             "standard errors")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=str, default=None)
     args = parser.parse_args()
@@ -168,11 +171,14 @@ def main() -> None:
     print(f"# brawl_v0, {args.players} fighters, {args.deals} deals x {args.players} seats, seed {args.seed}, "
           f"sims {args.sims}, knows {args.knows}, keep {args.keep}, {minutes:.1f} min")
     print(f"oracle against {args.players - 1} heuristics: win share {st.win_rate:.3f} "
-          f"[{st.win_ci[0]:.3f}, {st.win_ci[1]:.3f}] ({st.sole_wins} sole / {st.shared_wins} shared / {st.losses} lost); "
+          f"[{st.win_ci[0]:.3f}, {st.win_ci[1]:.3f}] "
+          f"({st.sole_wins} sole / {st.shared_wins} shared / {st.losses} lost); "
           f"fair share {1 / args.players:.3f}, issue 16's bar {0.6 if args.players == 2 else 1.5 / args.players:.3f}")
-    print(f"searched decisions {decisions}, where it left the heuristic's choice {changed} ({changed / max(decisions, 1):.1%})")
+    print(f"searched decisions {decisions}, where it left the heuristic's choice {changed} "
+          f"({changed / max(decisions, 1):.1%})")
     if args.json:
-        out = {"players": args.players, "deals": args.deals, "seed": args.seed, "sims": args.sims, "knows": args.knows, "keep": args.keep,
+        out = {"players": args.players, "deals": args.deals, "seed": args.seed, "sims": args.sims,
+               "knows": args.knows, "keep": args.keep,
                "win_share": st.win_rate, "ci": list(st.win_ci), "sole_wins": st.sole_wins,
                "shared_wins": st.shared_wins, "losses": st.losses, "decisions": decisions, "changed": changed,
                "minutes": round(minutes, 2)}

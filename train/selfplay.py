@@ -112,7 +112,8 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
     # ---- Rollout envs: n_envs per player count, one learner seat each, opponents from the pool.
     vec_env = make_vec_env(config, pool.manifest_path)
     if getattr(vec_env, "worker_cpus", None) is not None:
-        say(f"[selfplay] {config.workers} worker processes, pinned to CPUs {vec_env.worker_cpus} (pin_workers: {config.pin_workers})")
+        say(f"[selfplay] {config.workers} worker processes, pinned to CPUs {vec_env.worker_cpus} "
+            f"(pin_workers: {config.pin_workers})")
     obs_shape = tuple(vec_env.observation_space.shape)
     num_actions = int(vec_env.action_space.n)
 

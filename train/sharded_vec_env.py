@@ -84,7 +84,8 @@ def worker_cpus(workers: int, pin: Any = "auto") -> list[int] | None:
         return None
     if not (hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity")):
         if pin is True:
-            raise ConfigError("pin_workers=true needs os.sched_setaffinity (Linux); use 'auto' or false on this platform")
+            raise ConfigError("pin_workers=true needs os.sched_setaffinity (Linux); "
+                              "use 'auto' or false on this platform")
         return None
     allowed = sorted(os.sched_getaffinity(0))
     if pin == "auto" and len(allowed) != workers:

@@ -48,6 +48,15 @@ MAX_BATCH = 1 << 24
 MAX_LAYER_WIDTH = 65_536
 OPTIONAL_SECTIONS = ("pretrain",)
 """Sections a run's saved config may lack (runs saved before the section existed): their defaults apply."""
+ADDED_KEYS = ("pin_workers",)
+"""Keys a run's saved config may lack (runs saved before the key existed): their defaults apply. Only keys
+whose default changes no result belong here (``pin_workers`` places processes on CPUs, nothing more)."""
+
+
+def check_pin_workers(value: Any) -> None:
+    """``pin_workers`` is ``"auto"``, true or false (not 1 or 0); ConfigError otherwise."""
+    if not (value is True or value is False or (isinstance(value, str) and value == "auto")):
+        raise ConfigError(f"pin_workers must be 'auto', true or false, got {value!r}")
 SELF = "self"
 """Opponent-mix key for the learner's own past snapshots (every other key is a baseline name)."""
 PRETRAIN_MODES = ("clone", "dagger")
@@ -309,9 +318,7 @@ class Config:
         })
         _int_range("n_envs", self.n_envs, 1, MAX_ENVS)
         _int_range("workers", self.workers, 1, MAX_WORKERS)
-        if not (self.pin_workers is True or self.pin_workers is False
-                or (isinstance(self.pin_workers, str) and self.pin_workers == "auto")):
-            raise ConfigError(f"pin_workers must be auto, true or false, got {self.pin_workers!r}")
+        check_pin_workers(self.pin_workers)
         if self.workers > 1 and self.vec_env != "multi":
             raise ConfigError(f"workers={self.workers} needs vec_env=multi (the games split between processes); "
                               f"vec_env is {self.vec_env!r}: set workers=1, or vec_env=subproc for SB3's worker processes")
@@ -498,7 +505,7 @@ def _check_complete(data: dict[str, Any], template: Any, path: Path, prefix: str
     """A run's saved config lists every key (it is written resolved): a missing one means a damaged
     (cut) file, which must not resume silently with defaults."""
     missing = [f"{prefix}{f.name}" for f in dataclasses.fields(template)
-               if f.name not in data and f"{prefix}{f.name}" not in OPTIONAL_SECTIONS]
+               if f.name not in data and f"{prefix}{f.name}" not in (*OPTIONAL_SECTIONS, *ADDED_KEYS)]
     if missing:
         raise ConfigError(f"{path} lacks {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: a run's "
                           "config.yaml lists every key, so this one is damaged (cut short?); restore it or start a new run")

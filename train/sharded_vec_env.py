@@ -66,6 +66,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepR
 
 from fight_envs.core.errors import ConfigError
 from fight_envs.train.batched_vec_env import LearnerVecEnvPlumbing
+from fight_envs.train.config import check_pin_workers
 from fight_envs.train.multi_vec_env import LEARNER_SEATS, MultiGameVecEnv
 
 MAX_WORKERS = 64
@@ -78,8 +79,7 @@ def worker_cpus(workers: int, pin: Any = "auto") -> list[int] | None:
     ``"auto"``: pinned when the trainer's process may use exactly ``workers`` CPUs; ``True``: round-robin
     over those CPUs; ``False``: None. Raises ConfigError for any other ``pin``, and for ``True`` where the
     platform cannot pin (no ``os.sched_setaffinity``)."""
-    if not (pin is True or pin is False or (isinstance(pin, str) and pin == "auto")):  # 1 and 0 are not flags here
-        raise ConfigError(f"pin_workers must be 'auto', true or false, got {pin!r}")
+    check_pin_workers(pin)
     if pin is False:
         return None
     if not (hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity")):

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fight_envs.core.atomic import atomic_directory, atomic_write, existing_directory
 from fight_envs.core.errors import ConfigError
@@ -162,6 +163,19 @@ def test_a_cut_pool_state_and_history_are_reported_and_resume_goes_on(run: Path,
     assert "state.json is unreadable" in out and "rebuilding the pool's snapshots" in out, out
     assert "skipping a line that is not an evaluation row" in out, out
     json.loads(state.read_text())  # rewritten whole
+
+
+def test_a_config_saved_before_a_key_was_added_resumes(run: Path) -> None:
+    """A run saved before ``pin_workers`` existed resumes with its default; any other missing key is damage."""
+    config = run / "config.yaml"
+    data = yaml.safe_load(config.read_text())
+    data.pop("pin_workers")
+    config.write_text(yaml.safe_dump(data))
+    assert load_config(None, [f"resume={run}"]).pin_workers == "auto"
+    data.pop("torch_threads")
+    config.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match="config.yaml lacks torch_threads.*damaged"):
+        load_config(None, [f"resume={run}"])
 
 
 def test_a_cut_config_does_not_resume_with_defaults(run: Path) -> None:

@@ -184,7 +184,7 @@ def test_config_checks_workers() -> None:
     assert load_config(path).pin_workers == "auto"
     assert load_config(path, ["pin_workers=false"]).pin_workers is False
     assert load_config(path, ["pin_workers=true"]).pin_workers is True
-    with pytest.raises(ConfigError, match="pin_workers must be auto, true or false"):
+    with pytest.raises(ConfigError, match="pin_workers must be 'auto', true or false"):
         load_config(path, ["pin_workers=2"])
 
 

@@ -10,6 +10,11 @@ a loss; its score margin is its final score minus the mean score of the others. 
 statistics is the deal: the per-deal means over rotations are independent, the games of one
 deal are not. Intervals are normal-approximation 95% intervals on the mean of those per-deal
 values (``ci="normal"``), or percentile bootstrap intervals over deals (``ci="bootstrap"``).
+
+**In parallel** (:func:`evaluate_parallel`, ``fight-envs eval --jobs N``): the deals are split into chunks
+played by ``N`` worker processes, each building its own env and agents from a picklable ``build``
+function. Every game reseeds its agents from the deal's seed and the seat (``play_game``), so the games
+are the ones :func:`evaluate` plays, whichever process plays them, and the result is the same.
 """
 
 from __future__ import annotations
@@ -163,18 +168,95 @@ def evaluate(
     n = len(env.possible_agents)
     if len(agents) != n:
         raise ValueError(f"the env has {n} seats but {len(agents)} agents were given; pass one agent per seat")
-    players = _distinct(agents)
     seeds = deal_seeds(seed, num_deals)
+    games = _play_deals(env, agents, list(enumerate(seeds)), options, progress, num_deals * n)
+    env.close()
+    return summarise(games, [a.label for a in agents], n, num_deals, seed, ci)
+
+
+def _play_deals(env: Any, agents: Sequence[Agent], deals: list[tuple[int, int]], options: dict[str, Any] | None,
+                progress: Callable[[int, int], None] | None = None, total: int = 0) -> list[GamePlayed]:
+    """Every rotation of the given (deal index, deal seed) pairs on ``env``."""
+    n = len(env.possible_agents)
+    players = _distinct(agents)
     games: list[GamePlayed] = []
-    total = num_deals * n
-    for d, s in enumerate(seeds):
+    for d, s in deals:
         for r in range(n):
             seating = [(seat - r) % n for seat in range(n)]  # agent i in seat (i + r) % n
             result = play_game(env, [players[i] for i in seating], seed=s, options=options)
             games.append(GamePlayed(d, s, r, seating, result.returns, result.scores))
             if progress is not None:
                 progress(len(games), total)
+    return games
+
+
+def _worker_init() -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(1)  # one thread per process: the workers already fill the cores
+    except ImportError:  # pragma: no cover - torch comes with the train extra
+        pass
+
+
+def _play_chunk(build: Callable[[], tuple[Callable[[], Any], Sequence[Agent]]], deals: list[tuple[int, int]],
+                options: dict[str, Any] | None) -> list[GamePlayed]:
+    """A worker's share: its own env and agents from ``build``, then the deals."""
+    env_fn, agents = build()
+    env = env_fn()
+    try:
+        return _play_deals(env, agents, deals, options)
+    finally:
+        env.close()
+
+
+def evaluate_parallel(
+    build: Callable[[], tuple[Callable[[], Any], Sequence[Agent]]],
+    num_deals: int,
+    seed: int = 0,
+    jobs: int = 2,
+    options: dict[str, Any] | None = None,
+    ci: str = "normal",
+    progress: Callable[[int, int], None] | None = None,
+) -> EvalResult:
+    """:func:`evaluate` of ``build()``'s env factory and agents, the deals played by ``jobs`` worker processes.
+
+    ``build`` must pickle (a module-level function, or a ``functools.partial`` of one, with plain
+    arguments): each worker calls it to make its own env factory and agents, as the caller's process
+    does once to check them and read their labels. The result equals ``evaluate(*build(), num_deals,
+    seed, ...)``. ``progress(done, total)`` is called as chunks of deals finish. Workers start under
+    ``forkserver`` (``spawn`` where it is missing), so a script calling this keeps its code under
+    ``if __name__ == "__main__":``.
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    if ci not in CI_METHODS:
+        raise ValueError(f"unknown interval method {ci!r}; allowed: {', '.join(CI_METHODS)}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    env_fn, agents = build()
+    env = env_fn()
+    n = len(env.possible_agents)
     env.close()
+    if len(agents) != n:
+        raise ValueError(f"the env has {n} seats but {len(agents)} agents were given; pass one agent per seat")
+    deals = list(enumerate(deal_seeds(seed, num_deals)))
+    if jobs == 1:
+        return evaluate(env_fn, agents, num_deals, seed, options, ci, progress)
+    # chunks of a few deals, so that the workers share the work evenly and progress is reported often
+    size = max(1, -(-num_deals // (jobs * 8)))
+    chunks = [deals[k:k + size] for k in range(0, num_deals, size)]
+    methods = mp.get_all_start_methods()
+    context = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    games: list[GamePlayed] = []
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context, initializer=_worker_init) as pool:
+        futures = [pool.submit(_play_chunk, build, chunk, options) for chunk in chunks]
+        for future in as_completed(futures):
+            games.extend(future.result())
+            if progress is not None:
+                progress(len(games), num_deals * n)
+    games.sort(key=lambda g: (g.deal, g.rotation))
     return summarise(games, [a.label for a in agents], n, num_deals, seed, ci)
 
 

@@ -67,6 +67,22 @@ def test_eval_is_deterministic(capsys):
     assert capsys.readouterr().out == first
 
 
+def test_eval_jobs_plays_the_same_games_in_worker_processes(capsys, tmp_path: Path):
+    """``--jobs 2`` prints what one process prints: against baselines, and one agent per seat (search included,
+    whose rollout policies are built in each worker); its refusals are one line each."""
+    for argv in (["eval", "heuristic", "--env", "brawl_v0", "--players", "3", "--baselines", "random", "never_pass",
+                  "--deals", "5", "--seed", "2"],
+                 ["eval", "heuristic", "search:sims=4", "random", "--env", "brawl_v0", "--players", "3",
+                  "--deals", "3", "--seed", "5"]):
+        assert main(argv) == 0
+        serial = capsys.readouterr().out
+        assert main([*argv, "--jobs", "2"]) == 0
+        assert capsys.readouterr().out == serial
+    assert "--jobs must be 1 or more" in error_of(capsys, ["eval", "heuristic", "--jobs", "0"])
+    assert "use it with --jobs 1" in error_of(capsys, ["eval", "heuristic", "--jobs", "2",
+                                                       "--save-records", str(tmp_path)])
+
+
 def test_eval_uses_the_games_own_baselines_and_no_margin_where_there_is_no_score(capsys):
     assert main(["eval", "heuristic", "--env", "brawl_v0", "--deals", "2"]) == 0
     out = capsys.readouterr().out

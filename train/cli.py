@@ -364,11 +364,50 @@ def _recorded(specs: list[str]) -> dict[str, Any] | None:
     return None
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from fight_envs.agents.evaluate import evaluate, format_table
+def _eval_field(choice: EnvChoice, specs: list[str], seed: int, trust: bool,
+                baseline: str | None = None) -> tuple[Any, list[Any]]:
+    """One line of ``eval``: (env factory, agents). ``baseline``: the one agent of ``specs`` against n-1
+    copies of it. A module-level function of plain arguments, so that ``--jobs`` workers build the same."""
+    import copy
 
+    if baseline is None:
+        return choice.factory(), make_agents(specs, choice.game, seed, trust=trust)
+    agent = make_agents(specs, choice.game, seed, trust=trust)[0]
+    base = make_agents([baseline], choice.game, seed + 100)[0]
+    return choice.factory(), [agent] + [copy.deepcopy(base) for _ in range(choice.num_players - 1)]
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from fight_envs.agents.evaluate import evaluate, evaluate_parallel, format_table
+
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be 1 or more (worker processes playing the deals), got {args.jobs}")
+    if args.jobs > 1 and args.save_records:
+        raise CLIError("--save-records numbers the games in the order one process plays them; use it with --jobs 1")
     choice = choose_env(args, _recorded(args.agents) if args.env is None else None)
     n = choice.num_players
+    if args.jobs > 1:
+        import functools
+
+        trust = args.trust_checkpoint
+        if len(args.agents) == 1:
+            agent = make_agents(args.agents, choice.game, args.seed, trust=trust)[0]  # checked before any worker
+            baselines = args.baselines or game_baselines(choice.game)
+            make_agents(baselines, choice.game, args.seed + 100)
+            _eval_header(agent.label, choice, n, args.deals)
+            for name in baselines:
+                build = functools.partial(_eval_field, choice, list(args.agents), args.seed, trust, name)
+                s = evaluate_parallel(build, args.deals, seed=args.seed, jobs=args.jobs,
+                                      progress=_progress(f"vs {name}")).stats[0]
+                _eval_row(name, s, _reports_scores(choice))
+            return 0
+        if len(args.agents) != n:
+            raise CLIError(f"{n}-player games need {n} agents (or one agent to play against the baselines), "
+                           f"got {len(args.agents)}; set the count with --players")
+        build = functools.partial(_eval_field, choice, list(args.agents), args.seed, trust)
+        print(format_table(evaluate_parallel(build, args.deals, seed=args.seed, jobs=args.jobs,
+                                             progress=_progress("games"))))
+        return 0
     env_fn = choice.factory()
     env_fn = records_saving_factory(env_fn, args.save_records)
     if len(args.agents) == 1:
@@ -378,17 +417,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agent = make_agents(args.agents, choice.game, args.seed, trust=args.trust_checkpoint)[0]
         baselines = args.baselines or game_baselines(choice.game)
         scored = _reports_scores(choice)
-        print(f"{agent.label} vs baselines on {choice.describe()}, {n} players, {args.deals} deals x {n} seatings each; "
-              f"95% intervals over deals (chance = {1 / n:.3f})")
-        margin_head = f" {'margin':>8} {'95% CI':>17}" if scored else ""
-        print(f"{'opponent':<16} {'win rate':>9} {'95% CI':>17}{margin_head} {'W/S/L':>14}", flush=True)
+        _eval_header(agent.label, choice, n, args.deals)
         for name in baselines:
             baseline = make_agents([name], choice.game, args.seed + 100)[0]
             field_ = [agent] + [copy.deepcopy(baseline) for _ in range(n - 1)]
             s = evaluate(env_fn, field_, args.deals, seed=args.seed, progress=_progress(f"vs {name}")).stats[0]
-            margin = (f" {s.margin:>8.1f} {f'[{s.margin_ci[0]:.1f}, {s.margin_ci[1]:.1f}]':>17}" if scored else "")
-            print(f"{name:<16} {s.win_rate:>9.3f} {f'[{s.win_ci[0]:.3f}, {s.win_ci[1]:.3f}]':>17}{margin} "
-                  f"{f'{s.sole_wins}/{s.shared_wins}/{s.losses}':>14}", flush=True)
+            _eval_row(name, s, scored)
         return 0
     if len(args.agents) != n:
         raise CLIError(f"{n}-player games need {n} agents (or one agent to play against the baselines), "
@@ -397,6 +431,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     result = evaluate(env_fn, agents, args.deals, seed=args.seed, progress=_progress("games"))
     print(format_table(result))
     return 0
+
+
+def _eval_header(label: str, choice: EnvChoice, n: int, deals: int) -> None:
+    print(f"{label} vs baselines on {choice.describe()}, {n} players, {deals} deals x {n} seatings each; "
+          f"95% intervals over deals (chance = {1 / n:.3f})")
+    margin_head = f" {'margin':>8} {'95% CI':>17}" if _reports_scores(choice) else ""
+    print(f"{'opponent':<16} {'win rate':>9} {'95% CI':>17}{margin_head} {'W/S/L':>14}", flush=True)
+
+
+def _eval_row(name: str, s: Any, scored: bool) -> None:
+    margin = f" {s.margin:>8.1f} {f'[{s.margin_ci[0]:.1f}, {s.margin_ci[1]:.1f}]':>17}" if scored else ""
+    print(f"{name:<16} {s.win_rate:>9.3f} {f'[{s.win_ci[0]:.3f}, {s.win_ci[1]:.3f}]':>17}{margin} "
+          f"{f'{s.sole_wins}/{s.shared_wins}/{s.losses}':>14}", flush=True)
 
 
 def cmd_ensemble(args: argparse.Namespace) -> int:
@@ -525,6 +572,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agents", nargs="+", help="one agent (then: against each baseline of the game) or one per seat")
     p.add_argument("--baselines", nargs="+", default=None, help="baselines for a single agent (default: the game's own)")
     common(p, 200, env_help="the checkpoint's game, else fight5_v0")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes playing the deals (default 1); the same games and result as one")
     trust_flag(p)
     add_save_records_argument(p)
     p.set_defaults(func=cmd_eval)

@@ -134,3 +134,37 @@ def test_evaluate_rejects_bad_arguments():
         evaluate(env_fn, [RandomAgent()] * 3, num_deals=0)
     with pytest.raises(ValueError, match="interval method"):
         evaluate(env_fn, [RandomAgent()] * 3, num_deals=1, ci="exact")
+
+
+def _fight5_field(num_players: int) -> tuple:
+    """A picklable ``build`` for ``evaluate_parallel`` (module-level, plain arguments): Fight 5's env and agents."""
+    from fight_envs.agents.fight5 import GreedyAgent as Greedy, HeuristicAgent as Heuristic
+
+    agents = [Heuristic(), Greedy(), RandomAgent()][:num_players]
+    return (lambda: fight5_v0.raw_env(num_players=num_players)), agents
+
+
+def test_evaluate_parallel_equals_evaluate() -> None:
+    """Worker processes play the same games (every agent reseeded per game), so the result is the same
+    game for game; bad arguments are refused before any worker starts."""
+    import functools
+
+    from fight_envs.agents.evaluate import evaluate_parallel
+
+    build = functools.partial(_fight5_field, 3)
+    env_fn, agents = build()
+    serial = evaluate(env_fn, agents, 7, seed=11)
+    done: list[int] = []
+    parallel = evaluate_parallel(build, 7, seed=11, jobs=2, progress=lambda k, total: done.append(k))
+    assert [(g.deal, g.rotation, g.seating) for g in parallel.games] == [(g.deal, g.rotation, g.seating) for g in serial.games]
+    assert all(np.array_equal(a.returns, b.returns) and np.array_equal(a.scores, b.scores)
+               for a, b in zip(parallel.games, serial.games))
+    assert parallel.stats == serial.stats and done[-1] == 21
+    with pytest.raises(ValueError, match="jobs must be an int >= 1"):
+        evaluate_parallel(build, 3, jobs=0)
+    with pytest.raises(ValueError, match="3 seats but 2 agents"):
+        evaluate_parallel(functools.partial(_two_agents_for_three_seats), 3, jobs=2)
+
+
+def _two_agents_for_three_seats() -> tuple:
+    return (lambda: fight5_v0.raw_env(num_players=3)), [RandomAgent(), RandomAgent()]

@@ -191,12 +191,14 @@ def _play_deals(env: Any, agents: Sequence[Agent], deals: list[tuple[int, int]],
 
 
 def _worker_init() -> None:
-    try:
-        import torch
+    """One torch thread per worker (the workers already fill the cores), without importing torch for games
+    whose agents never load it: the variable is read when a checkpoint agent first imports torch."""
+    import os
+    import sys
 
-        torch.set_num_threads(1)  # one thread per process: the workers already fill the cores
-    except ImportError:  # pragma: no cover - torch comes with the train extra
-        pass
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if "torch" in sys.modules:  # imported already (a preloaded module): set it directly
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _play_chunk(build: Callable[[], tuple[Callable[[], Any], Sequence[Agent]]], deals: list[tuple[int, int]],

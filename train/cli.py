@@ -378,6 +378,8 @@ def _eval_field(choice: EnvChoice, specs: list[str], seed: int, trust: bool,
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    import functools
+
     from fight_envs.agents.evaluate import evaluate, evaluate_parallel, format_table
 
     if args.jobs < 1:
@@ -386,50 +388,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise CLIError("--save-records numbers the games in the order one process plays them; use it with --jobs 1")
     choice = choose_env(args, _recorded(args.agents) if args.env is None else None)
     n = choice.num_players
-    if args.jobs > 1:
-        import functools
+    trust = args.trust_checkpoint
+    env_fn = records_saving_factory(choice.factory(), args.save_records)  # one numbering for the whole command
 
-        trust = args.trust_checkpoint
-        if len(args.agents) == 1:
-            agent = make_agents(args.agents, choice.game, args.seed, trust=trust)[0]  # checked before any worker
-            baselines = args.baselines or game_baselines(choice.game)
-            make_agents(baselines, choice.game, args.seed + 100)
-            _eval_header(agent.label, choice, n, args.deals)
-            for name in baselines:
-                build = functools.partial(_eval_field, choice, list(args.agents), args.seed, trust, name)
-                s = evaluate_parallel(build, args.deals, seed=args.seed, jobs=args.jobs,
-                                      progress=_progress(f"vs {name}")).stats[0]
-                _eval_row(name, s, _reports_scores(choice))
-            return 0
-        if len(args.agents) != n:
-            raise CLIError(f"{n}-player games need {n} agents (or one agent to play against the baselines), "
-                           f"got {len(args.agents)}; set the count with --players")
-        build = functools.partial(_eval_field, choice, list(args.agents), args.seed, trust)
-        print(format_table(evaluate_parallel(build, args.deals, seed=args.seed, jobs=args.jobs,
-                                             progress=_progress("games"))))
-        return 0
-    env_fn = choice.factory()
-    env_fn = records_saving_factory(env_fn, args.save_records)
+    def run(baseline: str | None, label: str) -> Any:
+        build = functools.partial(_eval_field, choice, list(args.agents), args.seed, trust, baseline)
+        if args.jobs > 1:
+            return evaluate_parallel(build, args.deals, seed=args.seed, jobs=args.jobs, progress=_progress(label))
+        return evaluate(env_fn, build()[1], args.deals, seed=args.seed, progress=_progress(label))
+
     if len(args.agents) == 1:
         # One agent: against n-1 copies of every baseline, seats rotated, deals duplicated.
-        import copy
-
-        agent = make_agents(args.agents, choice.game, args.seed, trust=args.trust_checkpoint)[0]
+        agent = make_agents(args.agents, choice.game, args.seed, trust=trust)[0]
         baselines = args.baselines or game_baselines(choice.game)
+        make_agents(baselines, choice.game, args.seed + 100)  # every name checked before the first game
         scored = _reports_scores(choice)
         _eval_header(agent.label, choice, n, args.deals)
         for name in baselines:
-            baseline = make_agents([name], choice.game, args.seed + 100)[0]
-            field_ = [agent] + [copy.deepcopy(baseline) for _ in range(n - 1)]
-            s = evaluate(env_fn, field_, args.deals, seed=args.seed, progress=_progress(f"vs {name}")).stats[0]
-            _eval_row(name, s, scored)
+            _eval_row(name, run(name, f"vs {name}").stats[0], scored)
         return 0
     if len(args.agents) != n:
         raise CLIError(f"{n}-player games need {n} agents (or one agent to play against the baselines), "
                        f"got {len(args.agents)}; set the count with --players")
-    agents = make_agents(args.agents, choice.game, args.seed, trust=args.trust_checkpoint)
-    result = evaluate(env_fn, agents, args.deals, seed=args.seed, progress=_progress("games"))
-    print(format_table(result))
+    print(format_table(run(None, "games")))
     return 0
 
 

@@ -156,14 +156,15 @@ def test_evaluate_parallel_equals_evaluate() -> None:
     serial = evaluate(env_fn, agents, 7, seed=11)
     done: list[int] = []
     parallel = evaluate_parallel(build, 7, seed=11, jobs=2, progress=lambda k, total: done.append(k))
-    assert [(g.deal, g.rotation, g.seating) for g in parallel.games] == [(g.deal, g.rotation, g.seating) for g in serial.games]
+    order = [(g.deal, g.rotation, g.seating) for g in serial.games]
+    assert [(g.deal, g.rotation, g.seating) for g in parallel.games] == order
     assert all(np.array_equal(a.returns, b.returns) and np.array_equal(a.scores, b.scores)
                for a, b in zip(parallel.games, serial.games))
     assert parallel.stats == serial.stats and done[-1] == 21
     with pytest.raises(ValueError, match="jobs must be an int >= 1"):
         evaluate_parallel(build, 3, jobs=0)
     with pytest.raises(ValueError, match="3 seats but 2 agents"):
-        evaluate_parallel(functools.partial(_two_agents_for_three_seats), 3, jobs=2)
+        evaluate_parallel(_two_agents_for_three_seats, 3, jobs=2)
 
 
 def _two_agents_for_three_seats() -> tuple:

@@ -169,14 +169,15 @@ def evaluate(
     if len(agents) != n:
         raise ValueError(f"the env has {n} seats but {len(agents)} agents were given; pass one agent per seat")
     seeds = deal_seeds(seed, num_deals)
-    games = _play_deals(env, agents, list(enumerate(seeds)), options, progress, num_deals * n)
+    games = play_deals(env, agents, list(enumerate(seeds)), options, progress, num_deals * n)
     env.close()
     return summarise(games, [a.label for a in agents], n, num_deals, seed, ci)
 
 
-def _play_deals(env: Any, agents: Sequence[Agent], deals: list[tuple[int, int]], options: dict[str, Any] | None,
+def play_deals(env: Any, agents: Sequence[Agent], deals: list[tuple[int, int]], options: dict[str, Any] | None,
                 progress: Callable[[int, int], None] | None = None, total: int = 0) -> list[GamePlayed]:
-    """Every rotation of the given (deal index, deal seed) pairs on ``env``."""
+    """Every seat rotation of the given (deal index, deal seed) pairs on ``env`` (what :func:`evaluate` plays, for
+    a share of the deals: its workers, and scripts that keep their agents to read them afterwards)."""
     n = len(env.possible_agents)
     players = _distinct(agents)
     games: list[GamePlayed] = []
@@ -207,7 +208,7 @@ def _play_chunk(build: Callable[[], tuple[Callable[[], Any], Sequence[Agent]]], 
     env_fn, agents = build()
     env = env_fn()
     try:
-        return _play_deals(env, agents, deals, options)
+        return play_deals(env, agents, deals, options)
     finally:
         env.close()
 
@@ -243,9 +244,9 @@ def evaluate_parallel(
     env.close()
     if len(agents) != n:
         raise ValueError(f"the env has {n} seats but {len(agents)} agents were given; pass one agent per seat")
-    deals = list(enumerate(deal_seeds(seed, num_deals)))
     if jobs == 1:
         return evaluate(env_fn, agents, num_deals, seed, options, ci, progress)
+    deals = list(enumerate(deal_seeds(seed, num_deals)))
     # chunks of a few deals, so that the workers share the work evenly and progress is reported often
     size = max(1, -(-num_deals // (jobs * 8)))
     chunks = [deals[k:k + size] for k in range(0, num_deals, size)]

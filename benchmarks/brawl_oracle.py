@@ -48,10 +48,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's packages
 
 from fight_envs import brawl_v0
-from fight_envs.agents.arena import play_game
 from fight_envs.agents.base import Agent
 from fight_envs.agents.brawl import HeuristicAgent
-from fight_envs.agents.evaluate import GamePlayed, deal_seeds, summarise
+from fight_envs.agents.evaluate import GamePlayed, deal_seeds, play_deals, summarise
 
 
 def win_credit(game: Any, seat: int) -> float:
@@ -121,19 +120,13 @@ class OracleAgent(Agent):
         return int(choice)
 
 
-def play_deals(args: tuple[list[tuple[int, int]], int, int, str, float | None]) -> tuple[list[GamePlayed], int, int]:
+def play_share(args: tuple[list[tuple[int, int]], int, int, str, float | None]) -> tuple[list[GamePlayed], int, int]:
     """Play the given (deal index, deal seed) pairs, every rotation: the oracle and n-1 heuristics."""
     deals, players, sims, knows, keep = args
     env = brawl_v0.env(num_players=players)
     oracle = OracleAgent(sims=sims, knows=knows, keep=keep)
     agents: list[Agent] = [oracle, *(HeuristicAgent() for _ in range(players - 1))]
-    out = []
-    for d, s in deals:
-        for r in range(players):
-            seating = [(seat - r) % players for seat in range(players)]
-            result = play_game(env, [agents[i] for i in seating], seed=s)
-            out.append(GamePlayed(d, s, r, seating, result.returns, result.scores))
-    return out, oracle.decisions, oracle.changed
+    return play_deals(env, agents, deals, None), oracle.decisions, oracle.changed
 
 
 def main() -> None:
@@ -158,10 +151,10 @@ def main() -> None:
     chunks = [deals[j::args.jobs] for j in range(args.jobs)]
     t0 = time.perf_counter()
     if args.jobs == 1:
-        parts = [play_deals((deals, args.players, args.sims, args.knows, args.keep))]
+        parts = [play_share((deals, args.players, args.sims, args.knows, args.keep))]
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
-            parts = list(pool.map(play_deals, [(c, args.players, args.sims, args.knows, args.keep) for c in chunks]))
+            parts = list(pool.map(play_share, [(c, args.players, args.sims, args.knows, args.keep) for c in chunks]))
     games = sorted((g for p in parts for g in p[0]), key=lambda g: (g.deal, g.rotation))
     decisions, changed = sum(p[1] for p in parts), sum(p[2] for p in parts)
     labels = ["oracle", *(f"heuristic_{k}" for k in range(1, args.players))]

@@ -403,7 +403,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         baselines = args.baselines or game_baselines(choice.game)
         make_agents(baselines, choice.game, args.seed + 100)  # every name checked before the first game
         scored = _reports_scores(choice)
-        _eval_header(agent.label, choice, n, args.deals)
+        _eval_header(agent.label, choice, n, args.deals, scored)
         for name in baselines:
             _eval_row(name, run(name, f"vs {name}").stats[0], scored)
         return 0
@@ -414,10 +414,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval_header(label: str, choice: EnvChoice, n: int, deals: int) -> None:
+def _eval_header(label: str, choice: EnvChoice, n: int, deals: int, scored: bool) -> None:
     print(f"{label} vs baselines on {choice.describe()}, {n} players, {deals} deals x {n} seatings each; "
           f"95% intervals over deals (chance = {1 / n:.3f})")
-    margin_head = f" {'margin':>8} {'95% CI':>17}" if _reports_scores(choice) else ""
+    margin_head = f" {'margin':>8} {'95% CI':>17}" if scored else ""
     print(f"{'opponent':<16} {'win rate':>9} {'95% CI':>17}{margin_head} {'W/S/L':>14}", flush=True)
 
 

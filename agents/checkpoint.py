@@ -197,10 +197,10 @@ def _parse_json(raw: bytes, where: str) -> Any:
 def _policy_classes() -> dict[str, Any]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from fight_envs.train.features import FastMaskablePolicy, FightKlubPointerPolicy
+    from fight_envs.train.features import FastMaskablePolicy, FightKlubPointerPolicy, PrivilegedCriticPolicy
 
     return {"MaskableActorCriticPolicy": MaskableActorCriticPolicy, "FastMaskablePolicy": FastMaskablePolicy,
-            "FightKlubPointerPolicy": FightKlubPointerPolicy}
+            "FightKlubPointerPolicy": FightKlubPointerPolicy, "PrivilegedCriticPolicy": PrivilegedCriticPolicy}
 
 
 def _activations() -> dict[str, Any]:
@@ -243,6 +243,7 @@ def policy_spec(policy: Any) -> dict[str, Any]:
         raise CheckpointError(f"cannot save optimizer_kwargs {optimizer_kwargs!r} in the data-only format (numbers only)")
     net_arch = kwargs.get("net_arch")
     space = policy.observation_space
+    privileged = kwargs.get("privileged_columns")
     return {
         "class": _name_of(type(policy), _policy_classes(), "policy class"),
         "net_arch": dict(net_arch) if isinstance(net_arch, dict) else [int(n) for n in net_arch or []],
@@ -257,7 +258,20 @@ def policy_spec(policy: Any) -> dict[str, Any]:
         "observation_low": float(np.min(space.low)),
         "observation_high": float(np.max(space.high)),
         "num_actions": int(policy.action_space.n),
+        # a privileged critic's hidden-state columns (the observation's last ones; the actor never reads them)
+        **({"privileged_columns": int(privileged)} if privileged else {}),
     }
+
+
+def privileged_columns(policy: Any) -> int:
+    """How many trailing columns of ``policy``'s observations only its critic reads (0 for most policies)."""
+    return int(getattr(policy, "privileged_columns", 0) or 0)
+
+
+def played_shape(policy: Any) -> tuple[int, ...]:
+    """The observation shape ``policy`` plays from: its observation space less a privileged critic's columns."""
+    shape = tuple(int(d) for d in policy.observation_space.shape)
+    return (shape[0] - privileged_columns(policy), *shape[1:])
 
 
 def _spec_error(path: Path, key: str, value: Any, allowed: str) -> CheckpointError:
@@ -322,12 +336,21 @@ def build_policy(spec: Any, path: Path, device: str = "cpu") -> Any:
         raise _spec_error(path, "observation_low/high", bounds, "two numbers, low <= high")
     obs_space = spaces.Box(float(bounds[0]), float(bounds[1]), tuple(shape), np.float32)
     action_space = spaces.Discrete(int(spec["num_actions"]))
+    extra: dict[str, Any] = {}
+    privileged = spec.get("privileged_columns")
+    if (privileged is not None) != (spec["class"] == "PrivilegedCriticPolicy"):
+        raise _spec_error(path, "privileged_columns", privileged, "present exactly when class is PrivilegedCriticPolicy")
+    if privileged is not None:
+        if not _small_int(privileged, 1, shape[0] - 1) or len(shape) != 1:
+            raise _spec_error(path, "privileged_columns", privileged,
+                              f"an integer in 1..{shape[0] - 1} (fewer than the observation's columns)")
+        extra["privileged_columns"] = int(privileged)
     try:
         policy = chosen["class"](
             obs_space, action_space, lambda _: 0.0, net_arch=net_arch, activation_fn=chosen["activation"],
             features_extractor_class=chosen["features"], ortho_init=spec["ortho_init"],
             share_features_extractor=spec["share_features_extractor"], normalize_images=spec["normalize_images"],
-            optimizer_class=chosen["optimizer"], optimizer_kwargs=dict(opt),
+            optimizer_class=chosen["optimizer"], optimizer_kwargs=dict(opt), **extra,
         )
     except (ValueError, TypeError) as e:
         raise CheckpointError(f"{path}: {POLICY_ENTRY} describes a policy that cannot be built: {e}") from e
@@ -677,7 +700,7 @@ def check_checkpoint(policy: Any, meta: dict[str, Any], path: Path, game: str | 
     """Raise CheckpointError if the checkpoint does not fit ``game`` or the game's current env."""
     if game is not None and meta["game"] != game:
         raise CheckpointError(f"{path} is a {meta['game']!r} checkpoint, not a {game!r} one")
-    stored_shape = tuple(policy.observation_space.shape)
+    stored_shape = played_shape(policy)  # a privileged critic's extra columns are not the env's
     stored_actions = int(policy.action_space.n)
     if tuple(meta["observation_shape"]) != stored_shape or int(meta["num_actions"]) != stored_actions:
         raise CheckpointError(

@@ -48,9 +48,11 @@ MAX_BATCH = 1 << 24
 MAX_LAYER_WIDTH = 65_536
 OPTIONAL_SECTIONS = ("pretrain",)
 """Sections a run's saved config may lack (runs saved before the section existed): their defaults apply."""
-ADDED_KEYS = ("pin_workers",)
+ADDED_KEYS = ("pin_workers", "ppo.critic")
 """Keys a run's saved config may lack (runs saved before the key existed): their defaults apply. Only keys
-whose default changes no result belong here (``pin_workers`` places processes on CPUs, nothing more)."""
+whose default changes no result belong here (``pin_workers`` places processes on CPUs, nothing more;
+``ppo.critic``'s default, ``shared``, is the network every run had before the key)."""
+CRITICS = ("shared", "privileged")
 
 
 def check_pin_workers(value: Any) -> None:
@@ -118,6 +120,11 @@ class PPOConfig(PPOHyperparameters):
     """Feature extractor before the MLP: ``flat``, ``fight5_slot``, ``brawl_answer``, ``fight_klub_cards`` or
     ``fight_klub_pointer`` (see ``fight_envs.train.features``; the last trains with its own policy head,
     ``fight_envs.train.features_fight_klub``)."""
+    critic: str = "shared"
+    """``shared``: the value net reads what the policy reads. ``privileged``: it also reads the env's
+    ``privileged_observation`` (the hidden state: other hands, the draw pile), appended to the learner's
+    observations in training only (``vec_env: multi``); the policy still reads the observation alone and
+    plays without it (``fight_envs.train.features.PrivilegedCriticPolicy``). Brawl has one."""
 
 
 @dataclass
@@ -311,6 +318,10 @@ class Config:
             )
         _choice("progress", self.progress, PROGRESS_KINDS)
         _choice("ppo.features", self.ppo.features, FEATURE_EXTRACTORS)
+        _choice("ppo.critic", self.ppo.critic, CRITICS)
+        if self.ppo.critic == "privileged" and self.vec_env != "multi":
+            raise ConfigError(f"ppo.critic=privileged needs vec_env=multi (the vec env that appends the hidden state "
+                              f"to the learner's observations); vec_env is {self.vec_env!r}")
         validate_common(self, {
             "total_timesteps": self.total_timesteps, "n_envs": self.n_envs, "torch_threads": self.torch_threads,
             "checkpoint_every": self.checkpoint_every, "keep_checkpoints": self.keep_checkpoints,

@@ -41,7 +41,13 @@ from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistrib
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
-from fight_envs.train.features import FEATURES, FastMaskablePolicy, FastMaskableRolloutBuffer, nonzero_columns
+from fight_envs.train.features import (
+    FEATURES,
+    FastMaskablePolicy,
+    FastMaskableRolloutBuffer,
+    PrivilegedCriticExtractor,
+    nonzero_columns,
+)
 
 PREPARE_CHUNK = 512
 """Rows per call of an extractor's ``prepare`` in the update. Its intermediates grow with the rows, and
@@ -61,6 +67,13 @@ def clip_grad_norm(parameters: list[th.Tensor], max_norm: float) -> None:
     th._foreach_mul_(grads, th.clamp(max_norm / (total_norm + 1e-6), max=1.0))
 
 
+def _known_extractor(extractor: Any) -> bool:
+    """One of the suite's extractors (``FEATURES``), or the privileged critic's wrapper of one."""
+    if isinstance(extractor, PrivilegedCriticExtractor):
+        extractor = extractor.inner
+    return type(extractor) in FEATURES.values()
+
+
 class FastMaskablePPO(MaskablePPO):
     """``MaskablePPO`` whose ``train()`` does the same update with fewer operations (module docstring)."""
 
@@ -69,7 +82,7 @@ class FastMaskablePPO(MaskablePPO):
         return (isinstance(policy, FastMaskablePolicy) and policy._fast_path()
                 and isinstance(self.rollout_buffer, FastMaskableRolloutBuffer)
                 and isinstance(self.action_space, spaces.Discrete)
-                and type(policy.features_extractor) in FEATURES.values()
+                and _known_extractor(policy.features_extractor)
                 and not any(True for _ in policy.features_extractor.parameters()))
 
     def _prepared_update(self) -> bool:

@@ -20,6 +20,12 @@ The trainer's policy and rollout buffer are :class:`FastMaskablePolicy` and
 ``MaskableRolloutBuffer`` with the same parameters, the same hyper-parameters and the same
 math, computed with fewer operations (the PPO update was most of a batched training run's time).
 ``tests/train/test_fast_policy.py`` checks them against the stock classes on the same inputs.
+
+``ppo.critic: privileged`` trains :class:`PrivilegedCriticPolicy`, an asymmetric actor-critic: its
+observations are the env's followed by the env's ``privileged_observation`` (the hidden state), its
+critic reads both and its actor the observation alone (:class:`PrivilegedCriticExtractor`,
+:class:`SplitMlpExtractor`), so the model plays from the observation like any other.
+``tests/train/test_privileged_critic.py`` checks that the actor never reads the hidden state.
 """
 
 from __future__ import annotations
@@ -33,9 +39,10 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor, MlpExtractor
 from torch import nn
 
+from fight_envs.core.errors import ConfigError
 from fight_envs.games.brawl.observe import OBS_SIZE as BRAWL_OBS_SIZE
 from fight_envs.games.brawl.observe import OBS_SLICES as BRAWL_SLICES
 from fight_envs.games.fight5.observe import CLASH_FEATURES, OBS_SIZE, OBS_SLICES
@@ -292,14 +299,21 @@ FEATURES: dict[str, type[BaseFeaturesExtractor]] = {"flat": FlattenExtractor, "f
 """Config name (``ppo.features``) -> extractor class."""
 
 
-def features_kwargs(name: str) -> dict[str, Any]:
-    """The ``policy_kwargs`` entries for extractor ``name``."""
-    return {"features_extractor_class": FEATURES[name]}
+def features_kwargs(name: str, privileged_columns: int = 0) -> dict[str, Any]:
+    """The ``policy_kwargs`` entries for extractor ``name`` (and a privileged critic's column count, if any)."""
+    return {"features_extractor_class": FEATURES[name], **({"privileged_columns": privileged_columns}
+                                                           if privileged_columns else {})}
 
 
-def policy_class(name: str) -> type[MaskableActorCriticPolicy]:
-    """The policy class that trains with extractor ``name``: ``FastMaskablePolicy``, or the one
-    ``POLICY_OF_FEATURES`` names (an extractor whose output only its own head reads)."""
+def policy_class(name: str, critic: str = "shared") -> type[MaskableActorCriticPolicy]:
+    """The policy class that trains with extractor ``name``: ``FastMaskablePolicy``, the one
+    ``POLICY_OF_FEATURES`` names (an extractor whose output only its own head reads), or, with
+    ``critic="privileged"``, ``PrivilegedCriticPolicy``."""
+    if critic == "privileged":
+        if name in POLICY_OF_FEATURES:
+            raise ConfigError(f"ppo.critic=privileged does not combine with ppo.features={name} (a policy head of "
+                              f"its own); use ppo.critic=shared")
+        return PrivilegedCriticPolicy
     return POLICY_OF_FEATURES.get(name, FastMaskablePolicy)
 
 
@@ -495,6 +509,121 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             batch_size = size
         for start in range(0, size, batch_size):
             yield order[start: start + batch_size]
+
+
+# ===================================================================================== the privileged critic
+class PrivilegedCriticExtractor(BaseFeaturesExtractor):
+    """The actor's extractor on the observation, then the privileged block as it is (``ppo.critic: privileged``).
+
+    The policy's observations in training are the env's observation (``observation_size`` columns)
+    followed by ``privileged`` columns of hidden state (the env's ``privileged_observation``,
+    appended by ``MultiGameVecEnv(privileged=True)``). The output is ``inner(observation)``
+    (``actor_dim`` numbers) followed by the privileged columns: :class:`SplitMlpExtractor` gives the
+    actor the first ``actor_dim`` and the critic everything. Given the observation alone (the
+    privileged columns absent, as in play), it returns the actor's features alone, which is all
+    the actor reads.
+    """
+
+    def __init__(self, observation_space: spaces.Box, inner: type[BaseFeaturesExtractor], privileged: int) -> None:
+        size = int(observation_space.shape[0]) - int(privileged)
+        if len(observation_space.shape) != 1 or privileged < 1 or size < 1:
+            raise ValueError(f"a privileged critic needs a flat observation longer than its {privileged} privileged "
+                             f"columns, got {observation_space.shape}")
+        inner_space = spaces.Box(observation_space.low[:size], observation_space.high[:size], dtype=np.float32)
+        extractor = inner(inner_space)
+        super().__init__(observation_space, extractor.features_dim + int(privileged))
+        self.inner = extractor
+        self.observation_size = size
+        self.privileged = int(privileged)
+        self.actor_dim = extractor.features_dim
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        actor = self.inner(observations[:, :self.observation_size])
+        return torch.cat([actor, observations[:, self.observation_size:]], dim=1)
+
+    def numpy_features(self, observations: np.ndarray) -> np.ndarray:
+        """The actor's features of ``observations`` (the env's observation; privileged columns, if any, ignored)."""
+        x = np.asarray(observations, dtype=np.float32)[:, :self.observation_size]
+        twin = getattr(self.inner, "numpy_features", None)
+        return x if twin is None else twin(x)
+
+
+class SplitMlpExtractor(MlpExtractor):
+    """SB3's ``MlpExtractor`` whose policy net reads the first ``actor_dim`` features and whose value
+    net reads all ``critic_dim`` (the privileged critic's): the actor never sees the hidden state."""
+
+    def __init__(self, actor_dim: int, critic_dim: int, net_arch: Any, activation_fn: type[nn.Module],
+                 device: Any = "auto") -> None:
+        super().__init__(actor_dim, net_arch, activation_fn, device)
+        self.value_net = MlpExtractor(critic_dim, net_arch, activation_fn, device).value_net
+        self.actor_dim = actor_dim
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features[:, :self.actor_dim])
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)
+
+
+class PrivilegedCriticPolicy(FastMaskablePolicy):
+    """:class:`FastMaskablePolicy` whose critic also reads ``privileged_columns`` of hidden state (an
+    asymmetric actor-critic: the value is learnt from what the acting seat cannot see, which lowers the
+    variance of the advantages; the actor reads the observation alone, so it plays without them).
+
+    ``features_extractor_class`` is the actor's extractor (``ppo.features``); the policy wraps it in
+    :class:`PrivilegedCriticExtractor`. The observation space is the env's observation followed by
+    the privileged columns. Play (``PolicyAgent``) hands it the env's observation alone.
+    """
+
+    def __init__(self, *args: Any, privileged_columns: int = 0, **kwargs: Any) -> None:
+        if isinstance(privileged_columns, bool) or not isinstance(privileged_columns, int) or privileged_columns < 1:
+            raise ValueError(f"privileged_columns must be an int >= 1, got {privileged_columns!r}")
+        self.privileged_columns = privileged_columns
+        super().__init__(*args, **kwargs)
+
+    def make_features_extractor(self) -> BaseFeaturesExtractor:
+        return PrivilegedCriticExtractor(self.observation_space, self.features_extractor_class, self.privileged_columns,
+                                         **self.features_extractor_kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = SplitMlpExtractor(self.features_extractor.actor_dim, self.features_dim, self.net_arch,
+                                               self.activation_fn, self.device)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "privileged_columns": self.privileged_columns}
+
+    def nonzero_columns(self, features: torch.Tensor) -> None:
+        return None  # the two first layers read different columns: no shared product to thin
+
+    def latents_of_columns(self, features: torch.Tensor,
+                           columns: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        if columns is not None:
+            raise ValueError("PrivilegedCriticPolicy reads every feature column (nonzero_columns gives None)")
+        return self.mlp_extractor(features)
+
+
+def load_weights(policy: MaskableActorCriticPolicy, source: MaskableActorCriticPolicy) -> None:
+    """Load ``source``'s weights into ``policy``: the same network, or ``policy`` the privileged-critic form
+    of ``source``'s (a warm start from a shared critic). Then every weight carries over, and the value net's
+    first layer keeps ``source``'s weights on the actor's features and zero on the hidden-state columns, so
+    the critic starts as ``source``'s critic."""
+    state = source.state_dict()
+    if isinstance(policy, PrivilegedCriticPolicy) and not isinstance(source, PrivilegedCriticPolicy):
+        ours = policy.state_dict()
+        renamed = {}
+        for key, value in state.items():
+            # the shared extractor is the privileged wrapper's inner one
+            key = key.replace("features_extractor.", "features_extractor.inner.", 1) if "features_extractor." in key else key
+            if key in ours and ours[key].shape != value.shape and key.endswith("value_net.0.weight"):
+                wide = torch.zeros_like(ours[key])
+                wide[:, :value.shape[1]] = value
+                value = wide
+            renamed[key] = value
+        state = renamed
+    policy.load_state_dict(state)
 
 
 # The Fight Klub pointer network lives in its own module, which builds on FastMaskablePolicy above

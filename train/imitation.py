@@ -161,13 +161,17 @@ class _RowBuffer:
 
 def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
             opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0, student: str | None = None,
-            kinds: list[str] | None = None, beta: float = 0.5, temperature: float | None = None) -> Demonstrations:
+            kinds: list[str] | None = None, beta: float = 0.5, temperature: float | None = None,
+            privileged: bool = False) -> Demonstrations:
     """Play ``games`` games with one ``teacher`` seat and opponents drawn from ``opponents`` (see the module docstring).
 
     With ``student`` (a data-only checkpoint path: DAgger, :func:`_dagger_decision`) that seat is played by the
     student's policy, sampling as PPO does, and the teacher labels its decisions of ``kinds`` (every kind when
     None) that have more than one legal action; each labelled decision plays the teacher's choice with chance
     ``beta``. Unlabelled decisions with a choice are recorded as the student's own.
+
+    ``privileged`` (``ppo.critic: privileged``) records each row with the env's ``privileged_observation``
+    appended, the observation the run's critic reads; the players still act on the observation alone.
 
     Raises ConfigError once the recorded rows take more than ``max_gb`` GB, or once the first
     ``PROJECT_AFTER`` games project past it: the message says how many games would fit."""
@@ -221,12 +225,14 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 continue
             observation = env.observe(seat)
             obs, mask = observation["observation"], observation["action_mask"]
+            # the row recorded for this decision: with a privileged critic, the hidden state appended
+            row_obs = np.concatenate([obs, env.privileged_observation(seat)]) if privileged else obs
             if learner is not None and seat == teacher_seat:
                 row = _dagger_decision(env, seat, obs, mask, learner, agents[teacher], kinds, beta, temperature, rng)
                 if row is not None:
                     action, target, asked = row
                     recorded[seat].append(len(actions))
-                    obs_rows.append(obs)
+                    obs_rows.append(row_obs)
                     mask_rows.append(np.array(mask, dtype=bool))
                     actions.append(int(np.argmax(target)) if asked else action)
                     targets.append(target)
@@ -245,7 +251,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 action = int(agent.act(obs, mask))
             if seat in recorded:
                 recorded[seat].append(len(actions))
-                obs_rows.append(obs)
+                obs_rows.append(row_obs)
                 mask_rows.append(np.array(mask, dtype=bool))
                 actions.append(action)
                 returns.append(0.0)
@@ -335,18 +341,19 @@ def worker_seed(seed: int, worker: int) -> int:
 
 def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: list[int], games: int, teacher: str,
                      opponents: dict[str, float], seed: int, gamma: float, max_gb: float = 4.0,
-                     workers: int = 1, **dagger: Any) -> Demonstrations:
+                     workers: int = 1, privileged: bool = False, **dagger: Any) -> Demonstrations:
     """``collect`` on ``workers`` processes: worker ``w`` plays a block of the games (the first blocks one
     game larger when they do not divide evenly) with ``worker_seed(seed, w)`` and its share of ``max_gb``;
     the blocks are joined in order, their game numbers offset so that game ``g`` of the result is the
     ``g``-th game played (``pretrain`` holds out the last tenth). ``workers=1`` is ``collect`` itself.
-    ``dagger`` (``student``, ``kinds``, ``beta``, ``temperature``) goes to every worker's ``collect``.
+    ``dagger`` (``student``, ``kinds``, ``beta``, ``temperature``) and ``privileged`` go to every worker's ``collect``.
 
     The workers start under forkserver (spawn where it is missing), as SB3's SubprocVecEnv, and hand
     their rows back as ``.npz`` files in a temporary folder, read without pickle; a worker's failure is
     raised here with its exit code or its error."""
     if workers <= 1 or games < 2:
-        return collect(env_name, env_options, num_players, games, teacher, opponents, seed, gamma, max_gb, **dagger)
+        return collect(env_name, env_options, num_players, games, teacher, opponents, seed, gamma, max_gb,
+                       privileged=privileged, **dagger)
     import multiprocessing as mp
     import tempfile
 
@@ -360,7 +367,7 @@ def collect_parallel(env_name: str, env_options: dict[str, Any], num_players: li
         for w, size in enumerate(sizes):
             kwargs = dict(env_name=env_name, env_options=env_options, num_players=num_players, games=size,
                           teacher=teacher, opponents=opponents, seed=worker_seed(seed, w), gamma=gamma,
-                          max_gb=max_gb * size / games, **dagger)
+                          max_gb=max_gb * size / games, privileged=privileged, **dagger)
             proc = ctx.Process(target=_collect_worker, args=(paths[w], kwargs), name=f"fight-envs-pretrain-{w}", daemon=True)
             proc.start()
             procs.append(proc)
@@ -408,7 +415,7 @@ _ARRAYS = ("observations", "masks", "actions", "returns", "game")
 _DAGGER_ARRAYS = ("targets", "labelled")
 """The arrays a DAgger recording adds (``Demonstrations.targets`` and ``labelled``)."""
 _MATCHED = ("env", "env_options", "num_players", "teacher", "opponents", "games", "gamma", "mode", "student", "kinds",
-            "beta", "temperature")
+            "beta", "temperature", "privileged")
 """Header fields a reused file must share with the run's config (everything that changes the rows but the seed).
 The DAgger fields are absent from a behaviour-cloning header, and so from its config's ``recording_of``."""
 
@@ -424,6 +431,8 @@ def recording_of(config: Config) -> dict[str, Any]:
     header = {"format": DEMONSTRATIONS_FORMAT, "env": config.env.name, "env_options": config.env.env_options(),
               "num_players": list(config.env.num_players), "teacher": p.teacher, "opponents": dict(p.opponents),
               "games": p.games, "gamma": config.ppo.gamma, "seed": config.seed, "workers": p.workers}
+    if config.ppo.critic == "privileged":  # rows with the hidden state appended (absent otherwise: older files match)
+        header["privileged"] = True
     if p.mode == "dagger":  # the games depend on the student's weights: the file's digest names them
         from fight_envs.train.selfplay import _init_path
 
@@ -583,7 +592,7 @@ def pretrain(model: Any, config: Config, log: Any = None, student_metadata: dict
                 dagger = {"student": student, "kinds": p.kinds, "beta": p.beta, "temperature": p.temperature}
             data = collect_parallel(config.env.name, config.env.env_options(), list(config.env.num_players), p.games,
                                     p.teacher, dict(p.opponents), seed=config.seed, gamma=config.ppo.gamma, max_gb=p.max_gb,
-                                    workers=p.workers, **dagger)
+                                    workers=p.workers, privileged=config.ppo.critic == "privileged", **dagger)
         if p.data is not None:
             save_demonstrations(p.data, data, expected)
             if log is not None:

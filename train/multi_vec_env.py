@@ -80,6 +80,20 @@ def game_name(env_name: str) -> str:
     return env_name.rsplit("_v", 1)[0]
 
 
+def privileged_space(env: Any, env_name: str, obs_space: spaces.Box) -> spaces.Box:
+    """The learner's observation space with ``env``'s privileged block appended (``ConfigError`` for an env
+    without ``privileged_observation``)."""
+    agent = env.possible_agents[0]
+    if not callable(getattr(env, "privileged_observation", None)):
+        raise ConfigError(f"{env_name} has no privileged_observation (the hidden state for a privileged critic); "
+                          "set ppo.critic=shared")
+    extra = env.privileged_observation_space(agent)
+    if len(obs_space.shape) != 1 or len(extra.shape) != 1:
+        raise ConfigError(f"{env_name}: a privileged critic needs flat observations, got {obs_space.shape} and {extra.shape}")
+    return spaces.Box(np.concatenate([obs_space.low, extra.low]).astype(np.float32),
+                      np.concatenate([obs_space.high, extra.high]).astype(np.float32), dtype=np.float32)
+
+
 def standard_observation(env: Any) -> bool:
     """True when ``env``'s observations are its engine's standard encoding (its ``observe_state`` says
     ``standard_observation``, as the search's rollouts check): a scripted opponent's ``act_game`` on
@@ -98,6 +112,9 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         manifest_path: the opponent pool's ``manifest.json`` (None: random opponents).
         seed: seeds every game, seat and opponent draw (None: OS entropy).
         learner_seat: ``"random"`` (drawn per game) or ``"rotate"`` (env ``i`` plays seat ``i % n``).
+        privileged: append to every learner observation the env's ``privileged_observation`` (the hidden
+            state, for a critic that trains on it: ``ppo.critic: privileged``); the observation space
+            grows by its size. Opponents still act on their observations alone.
         **env_options: the env's own constructor options (``reward``, ...).
     """
 
@@ -109,6 +126,7 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         manifest_path: str | Path | None = None,
         seed: int | None = None,
         learner_seat: str = "random",
+        privileged: bool = False,
         **env_options: Any,
     ) -> None:
         if isinstance(n_envs, bool) or not isinstance(n_envs, (int, np.integer)) or n_envs < 1:
@@ -139,6 +157,12 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
                 raise ConfigError(f"{env_name}: every player count must have the same observation shape to share "
                                   f"one network; {len(env.possible_agents)} players give {other.shape}, "
                                   f"{len(first.possible_agents)} give {obs_space.shape}")
+        if not isinstance(privileged, bool):
+            raise ConfigError(f"privileged must be true or false, got {privileged!r}")
+        self.privileged = privileged
+        self.observation_size = int(obs_space.shape[0])
+        if privileged:
+            obs_space = privileged_space(first, env_name, obs_space)
         total = len(self.envs)
         self.render_mode = None
         super().__init__(total, obs_space, action_space)
@@ -253,7 +277,11 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
                     agent = env.agent_selection
                     if agent == learner:
                         obs = env.observe(learner)
-                        self._obs[i] = obs["observation"]
+                        if self.privileged:
+                            self._obs[i, :self.observation_size] = obs["observation"]
+                            self._obs[i, self.observation_size:] = env.privileged_observation(learner)
+                        else:
+                            self._obs[i] = obs["observation"]
                         self._masks[i] = obs["action_mask"]
                         earned = float(env._cumulative_rewards[learner])
                         if fresh[i]:
@@ -288,6 +316,11 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
                 again.extend(games.tolist())
             active = again
 
+    def _learner_observation(self, env: Any, learner: str) -> np.ndarray:
+        """``learner``'s observation (a fresh array), its privileged block appended when ``privileged``."""
+        obs = np.array(env.observe(learner)["observation"])
+        return np.concatenate([obs, env.privileged_observation(learner)]) if self.privileged else obs
+
     def _finish(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]],
                 fresh: np.ndarray) -> None:
         """Env ``i``'s learner is done: record the episode, start the next game."""
@@ -304,7 +337,7 @@ class MultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         info = env.infos.get(learner, {})
         dones[i] = True
         infos[i] = {
-            "terminal_observation": np.array(env.observe(learner)["observation"]),
+            "terminal_observation": self._learner_observation(env, learner),
             "TimeLimit.truncated": (not terminated) and bool(env.truncations[learner]),
             "episode": {"r": round(ret, 6), "l": int(self._ep_len[i]), "t": round(time.time() - self._t0, 6)},
             "episode_reward": ret,

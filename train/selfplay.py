@@ -48,6 +48,7 @@ from fight_envs.agents.checkpoint import (
     checkpoint_metadata,
     load_policy,
     load_training_state,
+    played_shape,
     policy_spec,
     read_metadata,
     save_checkpoint,
@@ -66,7 +67,13 @@ from fight_envs.train.callbacks import (
 )
 from fight_envs.train.config import SELF, Config, TrainingDiverged, load_config, save_config
 from fight_envs.train.fast_ppo import FastMaskablePPO
-from fight_envs.train.features import FastMaskableRolloutBuffer, features_kwargs, policy_class
+from fight_envs.train.features import (
+    FastMaskableRolloutBuffer,
+    PrivilegedCriticPolicy,
+    features_kwargs,
+    load_weights,
+    policy_class,
+)
 from fight_envs.train.opponents import OpponentPool, PoolOpponentSampler
 from fight_envs.wrappers.single_agent import SingleAgentEnv
 
@@ -114,8 +121,11 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
     if getattr(vec_env, "worker_cpus", None) is not None:
         say(f"[selfplay] {config.workers} worker processes, pinned to CPUs {vec_env.worker_cpus} "
             f"(pin_workers: {config.pin_workers})")
-    obs_shape = tuple(vec_env.observation_space.shape)
+    # the env's observation (a privileged critic's hidden-state columns, appended in training, are not part of it)
+    obs_shape = (int(getattr(vec_env, "observation_size", vec_env.observation_space.shape[0])),
+                 *vec_env.observation_space.shape[1:])
     num_actions = int(vec_env.action_space.n)
+    privileged_columns = int(vec_env.observation_space.shape[0]) - obs_shape[0]
 
     def metadata(step: int, label: str | None = None) -> dict[str, Any]:
         return checkpoint_metadata(
@@ -131,7 +141,7 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
         # sb3-contrib's MaskablePPO, MlpPolicy and rollout buffer, computed with fewer operations
         # (same math; fight_envs.train.fast_ppo, fight_envs.train.features).
         model = FastMaskablePPO(
-            policy_class(config.ppo.features),
+            policy_class(config.ppo.features, config.ppo.critic),
             vec_env,
             rollout_buffer_class=FastMaskableRolloutBuffer,
             learning_rate=learning_rate_schedule(config.ppo.learning_rate, config.ppo.lr_schedule),
@@ -146,7 +156,7 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
             max_grad_norm=config.ppo.max_grad_norm,
             target_kl=config.ppo.target_kl,
             policy_kwargs={"net_arch": list(config.ppo.net_arch), "activation_fn": ACTIVATION_FNS[config.ppo.activation],
-                           **features_kwargs(config.ppo.features)},
+                           **features_kwargs(config.ppo.features, privileged_columns)},
             seed=config.seed,
             device=config.device,
             verbose=0,
@@ -155,7 +165,7 @@ def train_main(config: Config, trust_checkpoint: bool = False) -> Path:
             restore_training_state(model, resume_state, resume_from)
     dagger = config.pretrain.mode == "dagger"
     if init_policy is not None and resume_from is None:
-        model.policy.load_state_dict(init_policy.state_dict())  # the same network: load_init_policy checked it
+        load_weights(model.policy, init_policy)  # the same network (or its privileged-critic form): load_init_policy checked it
         say(f"[selfplay] starting from the weights of {config.init_from} (a fresh optimizer"
             + ("; DAgger on its games next)" if dagger and config.pretrain.games > 0 else "; no pretraining)"))
     if resume_from is None and config.pretrain.games > 0 and (init_policy is None or dagger):
@@ -386,6 +396,9 @@ def preflight(config: Config) -> None:
                               f"{config.env.env_options()}: {e}") from None
         space = env.observation_space(env.possible_agents[0])
         shapes.add(tuple((space["observation"] if hasattr(space, "spaces") else space).shape))
+        if config.ppo.critic == "privileged" and not callable(getattr(env, "privileged_observation", None)):
+            raise ConfigError(f"ppo.critic=privileged: {config.env.name} has no privileged_observation (the hidden "
+                              "state a privileged critic reads; brawl_v0 has one); set ppo.critic=shared")
     for shape in shapes:
         try:
             FEATURES[config.ppo.features](spaces.Box(0.0, 1.0, shape, np.float32))
@@ -437,17 +450,26 @@ def load_init_policy(config: Config, trust: bool = False) -> Any:
     shape = tuple((space["observation"] if hasattr(space, "spaces") else space).shape)
     num_actions = int(env.action_space(env.possible_agents[0]).n)
     spec = policy_spec(policy)
-    if tuple(spec["observation_shape"]) != shape or spec["num_actions"] != num_actions:
-        raise ConfigError(f"init_from={name!r} reads observations of shape {tuple(spec['observation_shape'])} and "
+    if played_shape(policy) != shape or spec["num_actions"] != num_actions:
+        raise ConfigError(f"init_from={name!r} reads observations of shape {played_shape(policy)} and "
                           f"{spec['num_actions']} actions; the run's env gives {shape} and {num_actions} (other "
                           f"player counts or options than the model's: env.num_players={meta.get('num_players')}, "
                           f"env.options={meta.get('env_options')})")
+    ours_class = policy_class(config.ppo.features, config.ppo.critic)
+    theirs_class = type(policy)
+    if ours_class is PrivilegedCriticPolicy and theirs_class is not PrivilegedCriticPolicy:
+        # a shared critic's model starts a privileged critic's run: every weight carries over, and the
+        # critic's first layer reads the hidden state through new columns that start at zero
+        ours_class = policy_class(config.ppo.features)
     wanted = {
         "features": ("ppo.features", config.ppo.features),
         "net_arch": ("ppo.net_arch", [int(n) for n in config.ppo.net_arch]),
         "activation": ("ppo.activation", _name_of(ACTIVATION_FNS[config.ppo.activation], _activations(), "activation")),
-        "class": ("ppo.features", _name_of(policy_class(config.ppo.features), _policy_classes(), "policy class")),
+        "class": ("ppo.features", _name_of(ours_class, _policy_classes(), "policy class")),
     }
+    if theirs_class is PrivilegedCriticPolicy and config.ppo.critic != "privileged":
+        raise ConfigError(f"init_from={name!r} has a privileged critic (it reads the hidden state); set "
+                          "ppo.critic=privileged to start from it")
     for key, (field, ours) in wanted.items():
         if spec[key] != ours:
             theirs = (spec[key].lower() if key == "activation" else
@@ -484,10 +506,10 @@ def make_vec_env(config: Config, manifest_path: Path) -> VecEnv:
 
             return ShardedMultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players,
                                           manifest_path=manifest_path, seed=seed, workers=config.workers,
-                                          pin_workers=config.pin_workers,
+                                          pin_workers=config.pin_workers, privileged=config.ppo.critic == "privileged",
                                           **config.env.env_options())
         return MultiGameVecEnv(config.env.name, config.n_envs, config.env.num_players, manifest_path=manifest_path,
-                               seed=seed, **config.env.env_options())
+                               seed=seed, privileged=config.ppo.critic == "privileged", **config.env.env_options())
     counts = [n for n in config.env.num_players for _ in range(config.n_envs)]
     seeds = np.random.SeedSequence([config.seed, 1]).generate_state(len(counts))
     fns = [_env_factory(config, n, int(s), manifest_path) for n, s in zip(counts, seeds)]

@@ -188,7 +188,7 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
     """``MultiGameVecEnv``'s games split across ``workers`` processes (see the module docstring).
 
     Args:
-        env_name, n_envs, num_players, manifest_path, seed, learner_seat, **env_options: as
+        env_name, n_envs, num_players, manifest_path, seed, learner_seat, privileged, **env_options: as
             ``MultiGameVecEnv``; ``n_envs`` is the games per player count of all workers together.
         workers: worker processes, at least 2 and at most ``n_envs`` (each needs a game per count).
         pin_workers: ``"auto"``, True or False: whether each worker is pinned to a CPU (the module docstring).
@@ -206,6 +206,7 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         learner_seat: str = "random",
         workers: int = 2,
         pin_workers: Any = "auto",
+        privileged: bool = False,
         **env_options: Any,
     ) -> None:
         if isinstance(n_envs, bool) or not isinstance(n_envs, (int, np.integer)) or n_envs < 1:
@@ -219,7 +220,8 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         cpus = worker_cpus(int(workers), pin_workers)
         counts = [int(n) for n in num_players]
         # the spaces and every argument are checked here, in this process, before any worker starts
-        probe = MultiGameVecEnv(env_name, 1, counts, manifest_path=None, seed=0, learner_seat=learner_seat, **env_options)
+        probe = MultiGameVecEnv(env_name, 1, counts, manifest_path=None, seed=0, learner_seat=learner_seat,
+                                privileged=privileged, **env_options)
         obs_space, action_space = probe.observation_space, probe.action_space
         probe_players = probe.env_num_players
         probe.close()
@@ -227,6 +229,8 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         super().__init__(total, obs_space, action_space)
         self.render_mode = None
         self.env_name = env_name
+        self.privileged = privileged
+        self.observation_size = probe.observation_size
         self.workers = int(workers)
         self.worker_cpus = cpus
         """The CPU each worker is pinned to, in worker order, or None (not pinned)."""
@@ -249,7 +253,8 @@ class ShardedMultiGameVecEnv(LearnerVecEnvPlumbing, VecEnv):
         try:
             for w, size in enumerate(sizes):
                 kwargs = dict(env_name=env_name, n_envs=size, num_players=counts, manifest_path=manifest_path,
-                              seed=shard_seed(seed, w), learner_seat=learner_seat, **env_options)
+                              seed=shard_seed(seed, w), learner_seat=learner_seat, privileged=privileged,
+                              **env_options)
                 remote, work_remote = ctx.Pipe()
                 process = ctx.Process(
                     target=_worker, name=f"fight-envs-multi-{w}", daemon=True,

@@ -39,6 +39,11 @@ the mask of PASS alone, the documented no-op "wait", and must send it (a missing
 ``fight_envs/games/brawl/observe.py``, including the public memory per opponent (cards known to
 be in its hand, CHAOS cards it played). Others' hidden cards and the draw pile never enter it.
 
+**Privileged observation** (training only): ``raw_env.privileged_observation(agent)`` gives what
+``agent`` cannot see, the other hands and the draw pile (``observe.encode_privileged``), for a critic
+that learns values from the hidden state while the policy acts on the observation (``ppo.critic:
+privileged`` in a training config). It is never part of ``observe``.
+
 **Action mask**: exactly the legal set of the deciding fighter; all zeros for everyone else in
 the AEC form (PASS alone in the parallel form). Also in ``info["action_mask"]`` with
 ``mask_in_info=True``.
@@ -94,6 +99,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from fight_envs.core.errors import ConfigError, IllegalActionError, check_options
@@ -113,7 +119,7 @@ from fight_envs.envs.base import (
     wrap_aec,
 )
 from fight_envs.games.brawl.cards import cards_for, load_cards
-from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, encode
+from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, PRIVILEGED_SIZE, encode, encode_privileged
 from fight_envs.games.brawl.record import make_record
 from fight_envs.games.brawl.render import render_text
 from fight_envs.games.brawl.rules import (
@@ -235,6 +241,10 @@ class _BrawlTable:
             self._obs_cache[seat] = cached
         return {"observation": cached[1], "action_mask": self.mask(seat)}
 
+    def privileged(self, seat: int) -> np.ndarray:
+        """``seat``'s privileged block (``observe.encode_privileged``): the hidden state, for a training critic."""
+        return encode_privileged(self.game, seat)
+
     def mask(self, seat: int) -> np.ndarray:
         """A fresh copy of ``seat``'s action mask (computed once per game state, for the decider)."""
         g = self.game
@@ -317,6 +327,15 @@ class raw_env(AECMixin, AECEnv):
     def information_set(self, agent: str) -> InformationSet:
         """``agent``'s knowledge of the game as an ``InformationSet`` (holds no hidden card)."""
         return self.table.information_set(self.table.seat[agent])
+
+    def privileged_observation(self, agent: str) -> np.ndarray:
+        """What ``agent`` does not see (the other hands, the draw pile), egocentric: for a critic that
+        trains on the hidden state (``ppo.critic: privileged``), never for a policy that plays."""
+        return self.table.privileged(self.table.seat[agent])
+
+    def privileged_observation_space(self, agent: str) -> spaces.Box:
+        """The Box of :meth:`privileged_observation` (the same for every agent)."""
+        return spaces.Box(0.0, OBS_HIGH, (PRIVILEGED_SIZE,), np.float32)
 
     def step(self, action: int) -> None:
         if self._dead_step(action):

@@ -166,12 +166,15 @@ def test_a_cut_pool_state_and_history_are_reported_and_resume_goes_on(run: Path,
 
 
 def test_a_config_saved_before_a_key_was_added_resumes(run: Path) -> None:
-    """A run saved before ``pin_workers`` existed resumes with its default; any other missing key is damage."""
+    """A run saved before ``pin_workers`` or ``ppo.critic`` existed resumes with its default; any other missing key
+    is damage."""
     config = run / "config.yaml"
     data = yaml.safe_load(config.read_text())
     data.pop("pin_workers")
+    data["ppo"].pop("critic")
     config.write_text(yaml.safe_dump(data))
-    assert load_config(None, [f"resume={run}"]).pin_workers == "auto"
+    resumed = load_config(None, [f"resume={run}"])
+    assert resumed.pin_workers == "auto" and resumed.ppo.critic == "shared"
     data.pop("torch_threads")
     config.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="config.yaml lacks torch_threads.*damaged"):

@@ -34,6 +34,16 @@ fighters' hands, the order and make-up of the draw pile) never enters; what does
 | ``battle_attacks`` | 1 | attack cards played in the current battle |
 | ``combo`` | 13 | ``combo="multi"``: the combo's cards on the table not yet answered, per type (while it is laid, every card laid so far; the one the defender faces is ``attack``); zeros otherwise |
 | ``combo_rule`` | 1 | 1 when the rules are ``combo="multi"`` (public: the rules of the game) |
+
+**The privileged block** (:func:`encode_privileged`, ``PRIVILEGED_SIZE`` floats) is what the observation
+leaves out, for a training-time critic only (``ppo.critic: privileged``): a value function may read the
+hidden state while the policy acts on the observation alone. It is never part of an observation.
+
+| block | size | meaning |
+| --- | --- | --- |
+| ``hands`` | 104 | per relative seat 1..7 (8 x 13, seat 0's row zero: my hand is in the observation), the cards in that hand, count per type |
+| ``draw_next`` | 104 | the next ``PRIVILEGED_DRAWS`` = 8 cards of the draw pile, in drawing order, one-hot per card (zeros past the pile's end) |
+| ``draw_pile`` | 13 | the whole draw pile, count per card type |
 """
 
 from __future__ import annotations
@@ -140,3 +150,41 @@ def encode(game: BrawlGame, seat: int) -> np.ndarray:
     if game.cards.deck_size > OBS_HIGH:
         np.minimum(obs, OBS_HIGH, out=obs)
     return obs
+
+
+PRIVILEGED_DRAWS = 8
+"""Cards of the draw pile, from the top, that the privileged block shows one by one."""
+_PRIVILEGED_LAYOUT: list[tuple[str, int]] = [
+    ("hands", MAX_PLAYERS * NUM_CARD_TYPES), ("draw_next", PRIVILEGED_DRAWS * NUM_CARD_TYPES), ("draw_pile", NUM_CARD_TYPES),
+]
+PRIVILEGED_SLICES: dict[str, slice] = {}
+_start = 0
+for _name, _size in _PRIVILEGED_LAYOUT:
+    PRIVILEGED_SLICES[_name] = slice(_start, _start + _size)
+    _start += _size
+PRIVILEGED_SIZE = _start
+
+
+def encode_privileged(game: BrawlGame, seat: int) -> np.ndarray:
+    """The hidden state ``seat`` does not see, egocentric, as a float32 vector (the module's second table).
+
+    For a critic in training only: it holds the other fighters' hands and the draw pile, which no
+    observation may show.
+    """
+    n = game.num_players
+    out = np.zeros(PRIVILEGED_SIZE, dtype=np.float32)
+    rows = game.hands.ravel()
+    cut = seat * NUM_CARD_TYPES
+    out[:n * NUM_CARD_TYPES - cut] = rows[cut:]
+    out[n * NUM_CARD_TYPES - cut:n * NUM_CARD_TYPES] = rows[:cut]
+    out[:NUM_CARD_TYPES] = 0.0  # my own row: my hand is in the observation
+    pile = game.draw_pile  # the top of the pile is the list's end
+    i = PRIVILEGED_SLICES["draw_next"].start
+    for k, card in enumerate(reversed(pile[-PRIVILEGED_DRAWS:])):
+        out[i + k * NUM_CARD_TYPES + card] = 1.0
+    i = PRIVILEGED_SLICES["draw_pile"].start
+    for card in pile:
+        out[i + card] += 1.0
+    if game.cards.deck_size > OBS_HIGH:
+        np.minimum(out, OBS_HIGH, out=out)
+    return out

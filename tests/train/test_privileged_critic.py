@@ -32,6 +32,7 @@ from fight_envs.core.errors import ConfigError
 from fight_envs.games.brawl.cards import NUM_CARD_TYPES
 from fight_envs.games.brawl.observe import (
     OBS_SIZE,
+    OBS_SLICES,
     PRIVILEGED_DRAWS,
     PRIVILEGED_SIZE,
     PRIVILEGED_SLICES,
@@ -293,3 +294,31 @@ def test_warm_starts_between_critics(tmp_path: Path) -> None:
     assert isinstance(load_policy(run / "final.zip")[0], PrivilegedCriticPolicy)
     with pytest.raises(ConfigError, match="has a privileged critic"):
         small_run(tmp_path, "back", *off, f"init_from={run / 'final.zip'}")
+
+
+def test_pretraining_records_the_same_games_with_the_block_appended() -> None:
+    from fight_envs.train.imitation import collect
+
+    args = ("brawl_v0", {}, [3], 3, "heuristic", {"heuristic": 1.0})
+    plain = collect(*args, seed=2, gamma=0.99)
+    priv = collect(*args, seed=2, gamma=0.99, privileged=True)
+    assert priv.observations.shape == (len(plain), OBS_SIZE + PRIVILEGED_SIZE)
+    np.testing.assert_array_equal(priv.observations[:, :OBS_SIZE], plain.observations)
+    np.testing.assert_array_equal(priv.actions, plain.actions)
+    np.testing.assert_array_equal(priv.returns, plain.returns)
+    hands = priv.observations[:, OBS_SIZE:][:, PRIVILEGED_SLICES["hands"]].reshape(len(plain), -1, NUM_CARD_TYPES)
+    sizes = plain.observations[:, OBS_SLICES["hand_sizes"]]  # every relative seat's hand size, public
+    np.testing.assert_array_equal(hands.sum(axis=2)[:, 1:], sizes[:, 1:])  # the other hands, card for card counted
+
+
+def test_the_value_probe_runs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "brawl_value_probe.py"), "--games", "10",
+                          "--epochs", "1"], capture_output=True, text=True, check=True, timeout=600).stdout
+    lines = [line for line in out.splitlines() if "held-out R^2" in line]
+    assert [line.split(" held-out")[0].strip() for line in lines] == [
+        "observation", "observation + privileged", "privileged alone"]
+    for line in lines:
+        assert float(line.rsplit("last ", 1)[1]) <= 1.0

@@ -1,12 +1,14 @@
 """``fight_envs.train.fast_ppo.FastMaskablePPO.train`` does sb3-contrib's ``MaskablePPO.train`` update: from the
 same parameters, rollout and seeds, one whole update leaves the same parameters and Adam state and
 logs the same keys with the same values (1e-5), stops at the same minibatch under ``target_kl``,
-and draws the same minibatch permutations; its checkpoints load with ``MaskablePPO.load``."""
+and draws the same minibatch permutations, a privileged critic's too; its checkpoints load with
+``MaskablePPO.load``."""
 
 from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,7 +19,14 @@ from torch import nn
 
 from fight_envs.train.batched_vec_env import BatchedFight5VecEnv
 from fight_envs.train.fast_ppo import FastMaskablePPO
-from fight_envs.train.features import FastMaskablePolicy, FastMaskableRolloutBuffer, Fight5SlotExtractor
+from fight_envs.train.features import (
+    BrawlAnswerExtractor,
+    FastMaskablePolicy,
+    FastMaskableRolloutBuffer,
+    Fight5SlotExtractor,
+    PrivilegedCriticPolicy,
+)
+from fight_envs.train.multi_vec_env import MultiGameVecEnv
 
 TOL = 1e-5
 POLICY_KWARGS = {"net_arch": [64, 64], "activation_fn": nn.Tanh, "features_extractor_class": Fight5SlotExtractor}
@@ -31,9 +40,20 @@ def make(cls: type[MaskablePPO], **ppo: object) -> MaskablePPO:
     return model
 
 
-def updated_pair(**ppo: object) -> tuple[MaskablePPO, FastMaskablePPO, list[float]]:
-    """The stock and the fast model after one ``train()`` each from the same state and rollout."""
-    stock, fast = make(MaskablePPO, **ppo), make(FastMaskablePPO, **ppo)
+def make_privileged(cls: type[MaskablePPO], **ppo: object) -> MaskablePPO:
+    """A Brawl model with a privileged critic (``ppo.critic: privileged``) on the vec env that appends the hidden state."""
+    env = MultiGameVecEnv("brawl_v0", 16, [3], seed=1, privileged=True)
+    model = cls(PrivilegedCriticPolicy, env, rollout_buffer_class=FastMaskableRolloutBuffer, n_steps=16, batch_size=64,
+                n_epochs=2, learning_rate=3e-3, seed=0, policy_kwargs={
+                    "net_arch": [32, 32], "activation_fn": nn.Tanh, "features_extractor_class": BrawlAnswerExtractor,
+                    "privileged_columns": env.observation_space.shape[0] - env.observation_size}, **ppo)
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
+
+
+def updated_pair(maker: Any = make, **ppo: object) -> tuple[MaskablePPO, FastMaskablePPO, list[float]]:
+    """The stock and the fast model (built by ``maker``) after one ``train()`` each from the same state and rollout."""
+    stock, fast = maker(MaskablePPO, **ppo), maker(FastMaskablePPO, **ppo)
     fast.policy.load_state_dict(stock.policy.state_dict())
     _, callback = stock._setup_learn(4096, None)
     torch.manual_seed(0)
@@ -71,6 +91,13 @@ def test_one_update_matches_maskable_ppo(ppo: dict) -> None:
     assert_same_update(stock, fast)
     moved = make(MaskablePPO, **ppo).policy.state_dict()
     assert any(not torch.equal(moved[k], v) for k, v in fast.policy.state_dict().items())  # it did learn
+
+
+def test_the_update_of_a_privileged_critic_matches_maskable_ppo() -> None:
+    """The critic reads the hidden-state columns, the actor does not: the fast update still does the stock one."""
+    stock, fast, after = updated_pair(make_privileged)
+    assert after[0] == after[1]
+    assert_same_update(stock, fast)
 
 
 @pytest.mark.parametrize("target_kl", [0.0018, 0.0032, 0.006])  # 1.5x just under a KL reached

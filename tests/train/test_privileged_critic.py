@@ -1,10 +1,10 @@
 """The privileged critic (``ppo.critic: privileged``): Brawl's hidden-state block, the vec env that appends it to
 the learner's observations, the asymmetric policy (the actor never reads it, the critic does), its data-only
-checkpoints and play, the warm start from a shared critic, the fast PPO update, pretraining and the trainer."""
+checkpoints and play, the warm start from a shared critic, pretraining and the trainer (the fast PPO update:
+``test_fast_ppo.py``)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import zipfile
 from pathlib import Path
@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 import torch
 from gymnasium import spaces
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import Logger
 from torch import nn
 
 from fight_envs.agents.checkpoint import (
@@ -41,11 +39,9 @@ from fight_envs.games.brawl.observe import (
 )
 from fight_envs.registry import make
 from fight_envs.train.config import load_config
-from fight_envs.train.fast_ppo import FastMaskablePPO
 from fight_envs.train.features import (
     BrawlAnswerExtractor,
     FastMaskablePolicy,
-    FastMaskableRolloutBuffer,
     PrivilegedCriticPolicy,
     load_weights,
     policy_class,
@@ -227,31 +223,6 @@ def test_policy_class_choices() -> None:
     assert policy_class("brawl_answer") is FastMaskablePolicy
     with pytest.raises(ConfigError, match="does not combine with ppo.features=fight_klub_pointer"):
         policy_class("fight_klub_pointer", "privileged")
-
-
-# ----------------------------------------------------------------------------- the PPO update
-def test_the_fast_update_matches_maskable_ppo_with_a_privileged_critic() -> None:
-    def build(cls: type[MaskablePPO]) -> MaskablePPO:
-        env = MultiGameVecEnv("brawl_v0", 16, [3], seed=1, privileged=True)
-        model = cls(PrivilegedCriticPolicy, env, rollout_buffer_class=FastMaskableRolloutBuffer, n_steps=16,
-                    batch_size=64, n_epochs=2, learning_rate=3e-3, seed=0,
-                    policy_kwargs={**KWARGS, "privileged_columns": PRIVILEGED_SIZE})
-        model.set_logger(Logger(folder=None, output_formats=[]))
-        return model
-
-    stock, fast = build(MaskablePPO), build(FastMaskablePPO)
-    fast.policy.load_state_dict(stock.policy.state_dict())
-    _, callback = stock._setup_learn(1024, None)
-    torch.manual_seed(0)
-    stock.collect_rollouts(stock.env, callback, stock.rollout_buffer, stock.n_steps)
-    fast._setup_learn(1024, None)
-    fast.rollout_buffer = copy.deepcopy(stock.rollout_buffer)
-    assert fast._fast_update()
-    for model in (stock, fast):
-        np.random.seed(3)
-        model.train()
-    for (name, a), b in zip(stock.policy.named_parameters(), fast.policy.parameters()):
-        torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-5, msg=name)
 
 
 # ----------------------------------------------------------------------------- the config and the trainer

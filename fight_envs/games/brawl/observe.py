@@ -62,12 +62,18 @@ _LAYOUT: list[tuple[str, int]] = [
     ("known", MAX_PLAYERS * NUM_CARD_TYPES), ("chaos_played", MAX_PLAYERS), ("battle_attacks", 1),
     ("combo", NUM_CARD_TYPES), ("combo_rule", 1),
 ]
-OBS_SLICES: dict[str, slice] = {}
-_start = 0
-for _name, _size in _LAYOUT:
-    OBS_SLICES[_name] = slice(_start, _start + _size)
-    _start += _size
-OBS_SIZE = _start
+
+
+def _slices(layout: list[tuple[str, int]]) -> tuple[dict[str, slice], int]:
+    """Each block's slice of a vector laid out as ``layout`` says, and the vector's size."""
+    slices, start = {}, 0
+    for name, size in layout:
+        slices[name] = slice(start, start + size)
+        start += size
+    return slices, start
+
+
+OBS_SLICES, OBS_SIZE = _slices(_LAYOUT)
 OBS_HIGH = 200.0
 """Upper bound of every feature (a count never exceeds the deck, at most 200 cards by design)."""
 
@@ -157,12 +163,7 @@ PRIVILEGED_DRAWS = 8
 _PRIVILEGED_LAYOUT: list[tuple[str, int]] = [
     ("hands", MAX_PLAYERS * NUM_CARD_TYPES), ("draw_next", PRIVILEGED_DRAWS * NUM_CARD_TYPES), ("draw_pile", NUM_CARD_TYPES),
 ]
-PRIVILEGED_SLICES: dict[str, slice] = {}
-_start = 0
-for _name, _size in _PRIVILEGED_LAYOUT:
-    PRIVILEGED_SLICES[_name] = slice(_start, _start + _size)
-    _start += _size
-PRIVILEGED_SIZE = _start
+PRIVILEGED_SLICES, PRIVILEGED_SIZE = _slices(_PRIVILEGED_LAYOUT)
 
 
 def encode_privileged(game: BrawlGame, seat: int) -> np.ndarray:

@@ -293,3 +293,15 @@ def test_the_value_probe_runs(tmp_path: Path) -> None:
         "observation", "observation + privileged", "privileged alone"]
     for line in lines:
         assert float(line.rsplit("last ", 1)[1]) <= 1.0
+
+
+def test_a_privileged_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+    run = small_run(tmp_path, "priv", "pretrain.games=0", "pretrain.epochs=0", "ppo.critic=privileged",
+                    "checkpoint_every=256")
+    before = load_policy(run / "checkpoints" / "step_0000000512.zip")[0]
+    resumed = train_main(load_config(None, [f"resume={run}", "total_timesteps=1024"]))
+    # the checkpoint at 1,024 follows the update after 768 (the last update of a linear schedule has a rate of 0)
+    after = load_policy(run / "checkpoints" / "step_0000001024.zip")[0]
+    assert resumed == run
+    assert isinstance(after, PrivilegedCriticPolicy) and after.privileged_columns == PRIVILEGED_SIZE
+    assert any(not torch.equal(a, b) for a, b in zip(before.state_dict().values(), after.state_dict().values()))

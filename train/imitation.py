@@ -225,14 +225,12 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 continue
             observation = env.observe(seat)
             obs, mask = observation["observation"], observation["action_mask"]
-            # the row recorded for this decision: with a privileged critic, the hidden state appended
-            row_obs = np.concatenate([obs, env.privileged_observation(seat)]) if privileged else obs
             if learner is not None and seat == teacher_seat:
                 row = _dagger_decision(env, seat, obs, mask, learner, agents[teacher], kinds, beta, temperature, rng)
                 if row is not None:
                     action, target, asked = row
                     recorded[seat].append(len(actions))
-                    obs_rows.append(row_obs)
+                    obs_rows.append(_row(env, seat, obs, privileged))
                     mask_rows.append(np.array(mask, dtype=bool))
                     actions.append(int(np.argmax(target)) if asked else action)
                     targets.append(target)
@@ -251,7 +249,7 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
                 action = int(agent.act(obs, mask))
             if seat in recorded:
                 recorded[seat].append(len(actions))
-                obs_rows.append(row_obs)
+                obs_rows.append(_row(env, seat, obs, privileged))
                 mask_rows.append(np.array(mask, dtype=bool))
                 actions.append(action)
                 returns.append(0.0)
@@ -275,6 +273,11 @@ def collect(env_name: str, env_options: dict[str, Any], num_players: list[int], 
     extra = (None, None) if learner is None else (np.stack(targets), np.array(labelled, dtype=bool))
     return Demonstrations(obs_rows.array(), np.stack(mask_rows), np.array(actions, dtype=np.int64),
                           np.array(returns, dtype=np.float32), np.array(game_ids, dtype=np.int64), *extra)
+
+
+def _row(env: Any, seat: str, obs: np.ndarray, privileged: bool) -> np.ndarray:
+    """The row recorded for ``seat``'s decision: its observation, with a privileged critic's hidden state appended."""
+    return np.concatenate([obs, env.privileged_observation(seat)]) if privileged else obs
 
 
 def _dagger_decision(env: Any, seat: str, obs: np.ndarray, mask: np.ndarray, learner: Any, teacher: Any,

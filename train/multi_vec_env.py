@@ -50,6 +50,10 @@ are empty dicts.
 **Seeds.** ``seed`` (or ``VecEnv.seed``) fixes everything: the games' seeds, the learner seats,
 the opponents' draws and their generators.
 
+**A privileged critic** (``privileged=True``, ``ppo.critic: privileged``): every learner observation (the
+terminal ones too) has the env's ``privileged_observation`` (its hidden state) appended, for a value net that
+trains on it; the opponents still act on their observations.
+
 **Illegal learner actions** raise the env's ``IllegalActionError`` (MaskablePPO never samples one).
 
 Needs the ``train`` extra (stable-baselines3), hence in ``train/``, not ``fight_envs``.

@@ -84,6 +84,7 @@ REGISTRY: dict[str, EnvSpec] = {
             "viewer": "None | seat",
             "cards": "None | path to a card-data JSON",
             "mask_in_info": "False | True (the mask also in info['action_mask'])",
+            "refusals": "False | True (the observation also remembers what each fighter showed it lacked)",
         },
     ),
     "fifth_earth_v0": EnvSpec(

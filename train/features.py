@@ -45,6 +45,7 @@ from torch import nn
 from fight_envs.core.errors import ConfigError
 from fight_envs.games.brawl.observe import OBS_SIZE as BRAWL_OBS_SIZE
 from fight_envs.games.brawl.observe import OBS_SLICES as BRAWL_SLICES
+from fight_envs.games.brawl.observe import REFUSALS_SIZE as BRAWL_REFUSALS_SIZE
 from fight_envs.games.fight5.observe import CLASH_FEATURES, OBS_SIZE, OBS_SLICES
 from fight_envs.games.fight5.topology import SLOTS_PER_PLAYER
 
@@ -159,7 +160,9 @@ def brawl_answer_features(observations: np.ndarray) -> np.ndarray:
         _BRAWL.update(_brawl_constants())
     C = _BRAWL
     S = BRAWL_SLICES
-    obs = np.rint(np.asarray(observations, dtype=np.float64).reshape(-1, BRAWL_OBS_SIZE))
+    raw = np.asarray(observations, dtype=np.float64)
+    raw = raw.reshape(-1, raw.shape[-1])[:, :BRAWL_OBS_SIZE]  # the standard observation (a refusals block may follow)
+    obs = np.rint(raw)
     b, t = obs.shape[0], C["types"]
     seats = S["present"].stop - S["present"].start
     rows = np.arange(b)
@@ -167,7 +170,7 @@ def brawl_answer_features(observations: np.ndarray) -> np.ndarray:
     seat_ok = np.arange(seats)[None, :] < n[:, None]
     known = obs[:, S["known"]].reshape(b, seats, t) * seat_ok[:, :, None]
     sizes = obs[:, S["hand_sizes"]] * seat_ok
-    fighting = (np.asarray(observations, dtype=np.float64).reshape(-1, BRAWL_OBS_SIZE)[:, S["fighting"]] > 0.5) & seat_ok
+    fighting = (raw[:, S["fighting"]] > 0.5) & seat_ok
     discard, table = obs[:, S["discard"]], obs[:, S["table"]]
     spent = obs[:, S["chaos_spent"].start]
     seen = obs[:, S["hand"]] + discard + table + known.sum(axis=1)
@@ -202,10 +205,10 @@ class BrawlAnswerExtractor(BaseFeaturesExtractor):
     into the chances, which are computed by the numpy twin and handed to torch)."""
 
     def __init__(self, observation_space: spaces.Box) -> None:
-        if observation_space.shape != (BRAWL_OBS_SIZE,):
-            raise ValueError(f"brawl_answer features need the Brawl observation ({BRAWL_OBS_SIZE},), "
-                             f"got {observation_space.shape}")
-        super().__init__(observation_space, BRAWL_OBS_SIZE + BRAWL_ANSWER_FEATURES)
+        if observation_space.shape not in ((BRAWL_OBS_SIZE,), (BRAWL_OBS_SIZE + BRAWL_REFUSALS_SIZE,)):
+            raise ValueError(f"brawl_answer features need the Brawl observation ({BRAWL_OBS_SIZE},), or "
+                             f"({BRAWL_OBS_SIZE + BRAWL_REFUSALS_SIZE},) with refusals=True; got {observation_space.shape}")
+        super().__init__(observation_space, int(observation_space.shape[0]) + BRAWL_ANSWER_FEATURES)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         extra = brawl_answer_features(observations.detach().cpu().numpy())

@@ -78,7 +78,10 @@ decision kind ``combo``, and answered card for card: the standard rules' default
 one card an attack, the classic rules' and the standard default before issue 13); ``max_steps=None`` (None: 150 x num_players,
 600 x with ``"all"`` windows); ``reward="rank"|"winner"``; ``render_mode=None|"ansi"|"human"``;
 ``viewer=None|int`` (whose hand a rendering shows); ``cards=None|path`` (card data JSON);
-``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``).
+``mask_in_info=False`` (True: the mask also in ``info["action_mask"]``); ``refusals=False`` (True: the
+observation ends with the public memory of refusals, ``observe.encode_refusals``: per fighter and attack card,
+how many cards it has drawn since it last took that attack's hit, and since it last passed as the attacker;
+283 + 72 features).
 **Reset options** (all checked before anything changes): ``{"deal": {"hands": [[card names] x
 fighters], "draw_pile": [card names, top first]}}``: a fixed deal (every hand the deal size, all
 cards together exactly the deck).
@@ -119,7 +122,15 @@ from fight_envs.envs.base import (
     wrap_aec,
 )
 from fight_envs.games.brawl.cards import cards_for, load_cards
-from fight_envs.games.brawl.observe import OBS_HIGH, OBS_SIZE, PRIVILEGED_SIZE, encode, encode_privileged
+from fight_envs.games.brawl.observe import (
+    OBS_HIGH,
+    OBS_SIZE,
+    PRIVILEGED_SIZE,
+    REFUSALS_SIZE,
+    encode,
+    encode_privileged,
+    encode_refusals,
+)
 from fight_envs.games.brawl.record import make_record
 from fight_envs.games.brawl.render import render_text
 from fight_envs.games.brawl.rules import (
@@ -156,6 +167,7 @@ ENV_OPTIONS: dict[str, Any] = {
     "viewer": None,
     "cards": None,
     "mask_in_info": False,
+    "refusals": False,
 }
 """Constructor options and their defaults (listed by the suite's registry)."""
 
@@ -180,6 +192,7 @@ class _BrawlTable:
         viewer: int | None = None,
         cards: str | None = None,
         mask_in_info: bool = False,
+        refusals: bool = False,
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
@@ -194,11 +207,12 @@ class _BrawlTable:
         self.render_mode = render_mode
         self.viewer = viewer
         self.mask_in_info = check_flag("mask_in_info", mask_in_info)
+        self.refusals = check_flag("refusals", refusals)
         self.game = BrawlGame(self.config, self.cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces, self.action_spaces = dict_spaces(
-            self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE, NUM_ACTIONS)
+            self.possible_agents, 0.0, OBS_HIGH, OBS_SIZE + (REFUSALS_SIZE if self.refusals else 0), NUM_ACTIONS)
         self.seed: int | None = None
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
         self._mask_cache: tuple[int, np.ndarray] = (-1, np.zeros(NUM_ACTIONS, dtype=np.int8))
@@ -225,7 +239,12 @@ class _BrawlTable:
 
     def observe_state(self, game: BrawlGame, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """(observation vector, action mask) of ``seat`` in any ``game`` (a determinization, say)."""
-        return encode(game, seat), game.legal_action_mask(seat)
+        return self.encode(game, seat), game.legal_action_mask(seat)
+
+    def encode(self, game: BrawlGame, seat: int) -> np.ndarray:
+        """``seat``'s observation vector: ``observe.encode``, then the refusals block with ``refusals=True``."""
+        obs = encode(game, seat)
+        return np.concatenate([obs, encode_refusals(game, seat)]) if self.refusals else obs
 
     observe_state.standard_observation = True  # type: ignore[attr-defined]
     """The game's own encoding: an agent's ``act_game`` may stand for ``act`` on it (the search's rollouts)."""
@@ -237,7 +256,7 @@ class _BrawlTable:
         g = self.game
         cached = self._obs_cache.get(seat)
         if cached is None or cached[0] != g.version:
-            cached = (g.version, encode(g, seat))
+            cached = (g.version, self.encode(g, seat))
             self._obs_cache[seat] = cached
         return {"observation": cached[1], "action_mask": self.mask(seat)}
 

@@ -1,7 +1,8 @@
 """PettingZoo conformance of the Brawl envs: the library's own api, parallel api, seed and render tests.
 
 The issue names 2, 3, 5 and 8 fighters; each is checked with CHAOS reaction windows on (the
-default), off, and for everyone (5 fighters), and once with a step limit so small that the tests' loops meet truncation.
+default), off, and for everyone (5 fighters), once with a step limit so small that the tests' loops meet truncation,
+and once with the refusals block in the observation.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ CONFIGS = [
     *({"num_players": n, "chaos_windows": False} for n in (2, 3, 5, 8)),
     {"num_players": 5, "chaos_windows": "all"},
     {"num_players": 3, "max_steps": 7, "reward": "winner"},
+    {"num_players": 3, "refusals": True},
 ]
 
 

@@ -117,7 +117,7 @@ def test_observation_does_not_depend_on_what_the_observer_cannot_see(n, seed, cu
     the draw pile, leaves every other fighter's observation unchanged."""
     import copy
 
-    from fight_envs.games.brawl.observe import encode
+    from fight_envs.games.brawl.observe import encode, encode_refusals
 
     game = BrawlGame(BrawlConfig(num_players=n, combo=combo))
     game.new_game(np.random.default_rng(seed))
@@ -142,3 +142,5 @@ def test_observation_does_not_depend_on_what_the_observer_cannot_see(n, seed, cu
             same = np.array_equal(encode(game, observer), encode(variant, observer))
             # in the open showdown (standard rules) both hands are face up: everyone sees the change
             assert same == (observer != owner and not face_up), f"observer {observer}, changed hand of {owner}"
+            # the refusals block (refusals=True) is public: no hidden card moves it, the owner's own included
+            assert np.array_equal(encode_refusals(game, observer), encode_refusals(variant, observer))

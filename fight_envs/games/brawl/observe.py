@@ -44,13 +44,20 @@ hidden state while the policy acts on the observation alone. It is never part of
 | ``hands`` | 104 | per relative seat 1..7 (8 x 13, seat 0's row zero: my hand is in the observation), the cards in that hand, count per type |
 | ``draw_next`` | 104 | the next ``PRIVILEGED_DRAWS`` = 8 cards of the draw pile, in drawing order, one-hot per card (zeros past the pile's end) |
 | ``draw_pile`` | 13 | the whole draw pile, count per card type |
+
+**The refusals block** (:func:`encode_refusals`, ``REFUSALS_SIZE`` floats; the env's option ``refusals=True``
+appends it to the observation): public memory of what each fighter showed it lacked. Per relative seat (8 rows
+of 9): for each attack card ``c`` (0..7), ``1 / (1 + d)`` where ``d`` is the cards that fighter has drawn since
+it last took the hit of ``c`` (PASS as a defender: it held no ``c`` and no answer it chose to play), 0 if it
+never did; then the same for its last PASS as the attacker (a hand without any attack). Every draw is public,
+the card drawn is not, so 1 means "nothing drawn since".
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from fight_envs.games.brawl.cards import NUM_CARD_TYPES
+from fight_envs.games.brawl.cards import NUM_ATTACKS, NUM_CARD_TYPES
 from fight_envs.games.brawl.rules import MAX_PLAYERS, NO_CARD, NO_SEAT, NUM_ACTIONS, NUM_PHASES, BrawlGame, Phase
 
 _LAYOUT: list[tuple[str, int]] = [
@@ -189,3 +196,20 @@ def encode_privileged(game: BrawlGame, seat: int) -> np.ndarray:
     if game.cards.deck_size > OBS_HIGH:
         np.minimum(out, OBS_HIGH, out=out)
     return out
+
+
+REFUSALS_SIZE = MAX_PLAYERS * (NUM_ATTACKS + 1)
+"""Floats of :func:`encode_refusals`: per relative seat, one per attack card and one for passing as the attacker."""
+
+
+def encode_refusals(game: BrawlGame, seat: int) -> np.ndarray:
+    """The refusals block of ``seat`` (the module's third table): public, egocentric, float32."""
+    n = game.num_players
+    out = np.zeros((MAX_PLAYERS, NUM_ATTACKS + 1), dtype=np.float32)
+    if (game.declined >= 0).any() or (game.unable >= 0).any():
+        order = _REL[n][seat]
+        drawn = game.drawn[order].astype(np.float32)
+        declined, unable = game.declined[order], game.unable[order]
+        out[:n, :NUM_ATTACKS] = np.where(declined >= 0, 1.0 / (1.0 + drawn[:, None] - declined), 0.0)
+        out[:n, NUM_ATTACKS] = np.where(unable >= 0, 1.0 / (1.0 + drawn - unable), 0.0)
+    return out.ravel()

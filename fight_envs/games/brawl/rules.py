@@ -340,6 +340,13 @@ class BrawlGame:
         self.known_count = 0
         """``known.sum()``, kept with it."""
         self.chaos_played = np.zeros(n, dtype=np.int64)
+        self.drawn = np.zeros(n, dtype=np.int64)
+        """Cards each fighter has drawn since the deal (public: every draw is seen, not the card)."""
+        self.declined = np.full((n, NUM_ATTACKS), -1, dtype=np.int64)
+        """``declined[s, c]``: ``drawn[s]`` when ``s`` last took the hit of attack ``c`` (PASS as a defender),
+        -1 if never: public memory of what a hand showed it lacked, or chose not to play, at that moment."""
+        self.unable = np.full(n, -1, dtype=np.int64)
+        """``drawn[s]`` when ``s`` last passed as the attacker (a hand without any attack then), -1 if never."""
         self.finish_order: list[list[int]] = []
         self.showdown = False
         self.battle = Battle()
@@ -504,7 +511,7 @@ class BrawlGame:
         g.__dict__.update(self.__dict__)
         g.rng = np.random.Generator(type(self.rng.bit_generator)())
         g.rng.bit_generator.state = self.rng.bit_generator.state
-        for name in ("hands", "discard_counts", "active", "place", "known", "chaos_played"):
+        for name in ("hands", "discard_counts", "active", "place", "known", "chaos_played", "drawn", "declined", "unable"):
             setattr(g, name, getattr(self, name).copy())
         g.draw_pile, g.discard, g.table, g.window = list(self.draw_pile), list(self.discard), list(self.table), \
             list(self.window)
@@ -634,6 +641,7 @@ class BrawlGame:
             return
         if ph == Phase.ATTACK:
             if a == PASS:  # unable to attack: forced draw, the next fighter attacks
+                self.unable[seat] = self.drawn[seat]
                 self._draw(seat)
                 self._end_battle()
                 return
@@ -655,6 +663,7 @@ class BrawlGame:
             return
         if ph == Phase.DEFEND:
             if a == PASS:  # unable (or unwilling) to defend: draw, battle over
+                self.declined[seat, b.attack_card] = self.drawn[seat]
                 draws = b.attacks if self.config.hit_draws == "per_attack" else 1
                 for _ in range(max(1, draws)):
                     self._draw(seat)
@@ -725,6 +734,7 @@ class BrawlGame:
         """
         b = self.battle
         if a == PASS:
+            self.declined[seat, b.attack_card] = self.drawn[seat]
             self._draw(seat)
             b.pending.pop(0)
             self._face_next(NO_SEAT)
@@ -782,6 +792,7 @@ class BrawlGame:
         if self.draw_pile:
             self.hands[seat, self.draw_pile.pop()] += 1
             self.sizes[seat] += 1
+            self.drawn[seat] += 1
 
     def _to_discard(self, cards: list[int]) -> None:
         for c in cards:

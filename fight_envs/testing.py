@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -71,6 +71,20 @@ def random_play_observations(env_name: str, count: int, seed: int = 0, **options
 
 
 # ---------------------------------------------------------------------------- conformance
+def random_decisions(env: Any, seed: int, steps: int) -> Iterator[tuple[str, dict[str, np.ndarray], int]]:
+    """Walk a reset AEC env with uniformly random legal actions for at most ``steps`` agent turns: yields
+    (agent, its observation, the action) before each action is stepped; agents already done are stepped out."""
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter(steps):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        yield agent, obs, action
+        env.step(action)
+
+
 def check_pettingzoo_conformance(module: ModuleType, options: Mapping[str, Any], num_cycles: int = 60) -> None:
     """Run PettingZoo's five standard tests on ``module.env`` / ``module.parallel_env``.
 

@@ -13,6 +13,7 @@ from fight_envs.games.brawl.observe import MAX_PLAYERS, OBS_SIZE, REFUSALS_SIZE,
 from fight_envs.games.brawl.record import replay
 from fight_envs.games.brawl.rules import PASS, Phase
 from fight_envs.registry import make
+from fight_envs.testing import random_decisions
 from fight_envs.train.features import BrawlAnswerExtractor, brawl_answer_features
 
 
@@ -21,18 +22,10 @@ def played(players: int, seed: int, steps: int = 400, refusals: bool = True, rul
     engine before) it asked."""
     env = make("brawl_v0", api="raw", num_players=players, refusals=refusals, rules=rules)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
     seen = []
-    for agent in env.agent_iter(steps):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        g = env.game
-        seat = int(agent.split("_")[1])
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+    for agent, _, action in random_decisions(env, seed, steps):
+        g, seat = env.game, int(agent.split("_")[1])
         seen.append((g.phase, seat, action, g.battle.attack_card, int(g.drawn[seat]), g.clone()))
-        env.step(action)
     return env, seen
 
 

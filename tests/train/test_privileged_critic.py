@@ -38,6 +38,7 @@ from fight_envs.games.brawl.observe import (
     encode_privileged,
 )
 from fight_envs.registry import make
+from fight_envs.testing import random_decisions
 from fight_envs.train.config import load_config
 from fight_envs.train.features import (
     BrawlAnswerExtractor,
@@ -57,16 +58,8 @@ def brawl_states(players: int = 3, seed: int = 5, steps: int = 120) -> list[tupl
     """(engine clone, deciding agent, its observation, its privileged block) along a random game."""
     env = make("brawl_v0", api="raw", num_players=players)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    out = []
-    for agent in env.agent_iter(steps):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        out.append((env.game.clone(), agent, obs["observation"].copy(), env.privileged_observation(agent)))
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return out
+    return [(env.game.clone(), agent, obs["observation"].copy(), env.privileged_observation(agent))
+            for agent, obs, _ in random_decisions(env, seed, steps)]
 
 
 def privileged_policy(cls: type = PrivilegedCriticPolicy) -> PrivilegedCriticPolicy:

@@ -70,7 +70,6 @@ def random_play_observations(env_name: str, count: int, seed: int = 0, **options
     return np.array(out, dtype=np.float32)
 
 
-# ---------------------------------------------------------------------------- conformance
 def random_decisions(env: Any, seed: int, steps: int) -> Iterator[tuple[str, dict[str, np.ndarray], int]]:
     """Walk a reset AEC env with uniformly random legal actions for at most ``steps`` agent turns: yields
     (agent, its observation, the action) before each action is stepped; agents already done are stepped out."""
@@ -85,6 +84,7 @@ def random_decisions(env: Any, seed: int, steps: int) -> Iterator[tuple[str, dic
         env.step(action)
 
 
+# ---------------------------------------------------------------------------- conformance
 def check_pettingzoo_conformance(module: ModuleType, options: Mapping[str, Any], num_cycles: int = 60) -> None:
     """Run PettingZoo's five standard tests on ``module.env`` / ``module.parallel_env``.
 

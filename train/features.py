@@ -619,7 +619,7 @@ def load_weights(policy: MaskableActorCriticPolicy, source: MaskableActorCriticP
         renamed = {}
         for key, value in state.items():
             # the shared extractor is the privileged wrapper's inner one
-            key = key.replace("features_extractor.", "features_extractor.inner.", 1) if "features_extractor." in key else key
+            key = key.replace("features_extractor.", "features_extractor.inner.", 1)
             if key in ours and ours[key].shape != value.shape and key.endswith("value_net.0.weight"):
                 wide = torch.zeros_like(ours[key])
                 wide[:, :value.shape[1]] = value

@@ -58,6 +58,7 @@ def test_each_decision_updates_the_memory_as_the_rules_say(players: int, rules: 
 def test_the_block_reads_one_over_one_plus_the_draws_since() -> None:
     env, _ = played(3, seed=4)
     g = env.game
+    assert (g.declined >= 0).any()  # some refusal to read
     for seat in range(3):
         block = encode_refusals(g, seat).reshape(MAX_PLAYERS, NUM_ATTACKS + 1)
         for k in range(3):

@@ -466,7 +466,9 @@ def _fight_state(game: FightKlubGame, f: FightSlot, idx: int, seat: int, totals:
     ``totals``: ``_totals(game, f, seat)`` where the caller has it."""
     resolved = f.resolved
     if resolved:
-        cache = f.__dict__.setdefault("_obs_state", {})
+        cache = f.obs_state
+        if cache is None:
+            cache = f.obs_state = {}
         if seat in cache:
             return cache[seat]
         if 1 - seat in cache and game.current != idx:  # the other seat's numbers, mine and his swapped
@@ -597,9 +599,9 @@ def encode(game: FightKlubGame, seat: int, copy: bool = True) -> np.ndarray:
     ``tests/fight_klub/test_fight_klub_observe_identity.py`` and
     ``benchmarks/check_identical_fight_klub.py`` check it.
     """
-    bufs = game.__dict__.get("_obs_bufs")
+    bufs = game.obs_bufs
     if bufs is None:
-        bufs = game.__dict__["_obs_bufs"] = {}
+        bufs = game.obs_bufs = {}
     buf = bufs.get(seat)
     if buf is None or buf.pool is not game.pool:
         shared = bufs.get("shared")
@@ -799,9 +801,9 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
                 continue
             # its numbers never change once resolved (``_fight_state`` keeps them per seat): their
             # bytes are kept on the slot beside them, per seat
-            kept = f.__dict__.get("_obs_state_bytes")
+            kept = f.obs_state_bytes
             if kept is None:
-                kept = f.__dict__["_obs_state_bytes"] = [None, None]
+                kept = f.obs_state_bytes = [None, None]
             numbers = kept[seat]
             if numbers is None:
                 numbers = kept[seat] = _STATE_PACK(*_fight_state(game, f, i, seat))  # the totals only if not kept
@@ -814,16 +816,16 @@ def _write(game: FightKlubGame, seat: int, buf: _Buffer) -> None:
         # everything _fight_state reads of an open fight: the slot (its version ``v``, which the engine
         # bumps at every change of the slot), whether it is the current fight, and the cards in play
         # and fists (the totals' bonuses). Both seats' encodings share the entry kept on the slot
-        # (``_obs_open``: [that key, seat 0's numbers, each seat's bytes, seat 0's totals]): seat 1's
+        # (``obs_open``: [that key, seat 0's numbers, each seat's bytes, seat 0's totals]): seat 1's
         # numbers are seat 0's mirrored (``_MIRROR``); each buffer knows the entry it wrote
         live = (f.v, current == i, bonus)
-        entry = f.__dict__.get("_obs_open")
+        entry = f.obs_open
         if entry is None or entry[0] != live:
             # the totals read the slot and the bonuses, not which fight is current: when only that
             # changed (a fight begins or ends), the entry's totals carry over
             was = None if entry is None else entry[0]
             totals = entry[4] if was is not None and was[0] == live[0] and was[2] == live[2] else _UNKNOWN
-            entry = f.__dict__["_obs_open"] = [live, None, None, None, totals]
+            entry = f.obs_open = [live, None, None, None, totals]
         elif state_keys[i] is entry:
             continue
         if old is None or old[0] is not f or old[1] != f.cards or old[2] != f.end:

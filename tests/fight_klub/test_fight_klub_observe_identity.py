@@ -294,3 +294,27 @@ def test_encoder_keeps_its_data_in_declared_fields() -> None:
         fields = set(FightSlot.__dataclass_fields__)
         assert slots and all(set(vars(f)) == fields for f in slots)
         assert any(f.obs_open is not None for f in slots) and any(f.obs_state_bytes is not None for f in slots)
+
+
+def test_game_attributes_fit_a_shared_layout() -> None:
+    """Every name any game instance ever holds (played, encoded, cloned, determinized, unpickled) is
+    one of at most 30: CPython (3.11, the Python of CI) keeps the instance attributes of a class in
+    one shared layout of up to 30 names, and every instance that needs a name beyond it gets a dict of its
+    own, with the slower attribute reads of ``test_encoder_keeps_its_data_in_declared_fields``. The
+    game holds 28 today: a new attribute of the rules should be weighed against this."""
+    import pickle
+
+    names: set[str] = set()
+    for seed in range(3):
+        g = _game(seed)
+        rng = np.random.default_rng(seed)
+        while g.pending is not None:
+            encode(g, g.pending.seat)
+            d = g.pending
+            g.apply_action(d.seat, d.legal[int(rng.integers(len(d.legal)))])
+            if len(g.actions) % 17 == 0:
+                for other in (g.clone(), g.determinize(d.seat, rng), pickle.loads(pickle.dumps(g))):
+                    encode(other, 0)
+                    names |= set(vars(other))
+        names |= set(vars(g))
+    assert len(names) <= 30, sorted(names)

@@ -8,6 +8,8 @@ totals afresh, so a kept value that went stale shows up as a difference here.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -294,6 +296,10 @@ def test_encoder_keeps_its_data_in_declared_fields() -> None:
         fields = set(FightSlot.__dataclass_fields__)
         assert slots and all(set(vars(f)) == fields for f in slots)
         assert any(f.obs_open is not None for f in slots) and any(f.obs_state_bytes is not None for f in slots)
+    # a changed copy of a slot starts with nothing kept: no stale encoding follows it
+    kept = next(f for f in slots if f.obs_state_bytes is not None)
+    copy = dataclasses.replace(kept, cards=list(reversed(kept.cards)))
+    assert (copy.obs_open, copy.obs_state, copy.obs_state_bytes) == (None, None, None)
 
 
 def test_game_attributes_fit_a_shared_layout() -> None:

@@ -210,6 +210,12 @@ class Player:
     """How many cards on top of the Fight stack were never revealed (the rest came back face up)."""
 
 
+def _no_memo() -> None:
+    """The encoder's fields of a new slot: None, set by ``__init__`` (a plain default would leave the
+    attribute to the class until first written, outside the instance's shared layout)."""
+    return None
+
+
 @dataclass
 class FightSlot:
     """One match-up of the turn and, while it is the current fight, what was played on it."""
@@ -237,12 +243,13 @@ class FightSlot:
     # added to the instance's ``__dict__``: in CPython, reading an instance's ``__dict__`` turns its
     # attributes from the class's shared layout into a dict of its own, and every later ``f.cards``,
     # ``f.v`` and the like in the rules then takes a slower path (the engine ran about 15% slower
-    # beside the encoder). No part in the rules, equality or the repr
-    obs_open: Any = field(default=None, compare=False, repr=False)
+    # beside the encoder). No part in the rules, equality or the repr, nor of ``__init__``: a slot
+    # made by ``dataclasses.replace`` starts with none of them, so none goes stale on a changed copy
+    obs_open: Any = field(default_factory=_no_memo, init=False, compare=False, repr=False)
     """An open fight's kept numbers and bytes, and the key they were made from (``observe._write``)."""
-    obs_state: Any = field(default=None, compare=False, repr=False)
+    obs_state: Any = field(default_factory=_no_memo, init=False, compare=False, repr=False)
     """A resolved fight's state numbers per seat (``observe._fight_state``)."""
-    obs_state_bytes: Any = field(default=None, compare=False, repr=False)
+    obs_state_bytes: Any = field(default_factory=_no_memo, init=False, compare=False, repr=False)
     """A resolved fight's state as float32 bytes per seat (``observe._write``)."""
 
 

@@ -9,6 +9,7 @@ totals afresh, so a kept value that went stale shows up as a difference here.
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -280,10 +281,9 @@ def test_encoder_keeps_its_data_in_declared_fields() -> None:
     was read, or which outgrew its class's shared attribute layout, a dict of its own, and every
     attribute read of the rules on it then takes a slower path (the engine ran about a fifth slower
     beside the encoder when it kept these in ``__dict__``)."""
-    declared_game = None
+    declared_game = set(vars(_game(0)))  # a game no encoding touched
     for seed in range(3):
         g = _game(seed)
-        declared_game = declared_game or set(vars(_game(seed)))  # a game no encoding touched
         rng = np.random.default_rng(seed)
         slots = []
         while g.pending is not None:
@@ -308,9 +308,8 @@ def test_game_attributes_fit_a_shared_layout() -> None:
     one shared layout of up to 30 names, and every instance that needs a name beyond it gets a dict of its
     own, with the slower attribute reads of ``test_encoder_keeps_its_data_in_declared_fields``. The
     game holds 28 today: a new attribute of the rules should be weighed against this."""
-    import pickle
-
     names: set[str] = set()
+    copies = 0
     for seed in range(3):
         g = _game(seed)
         rng = np.random.default_rng(seed)
@@ -322,5 +321,6 @@ def test_game_attributes_fit_a_shared_layout() -> None:
                 for other in (g.clone(), g.determinize(d.seat, rng), pickle.loads(pickle.dumps(g))):
                     encode(other, 0)
                     names |= set(vars(other))
+                    copies += 1
         names |= set(vars(g))
-    assert len(names) <= 30, sorted(names)
+    assert copies and len(names) <= 30, (copies, sorted(names))
